@@ -1,0 +1,67 @@
+# gpucourse: a CUDA course in the terminal.
+#   make            build build/gpucourse
+#   make run        build and start the course
+#   make test       the tests that need no GPU (CI)
+#   make test-gpu   the tests that need a Hopper GPU
+#   make install    PREFIX=/usr/local DESTDIR= (course data in PREFIX/share/gpucourse)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+# libyaml is linked statically so that the binary runs on GPU machines without libyaml.
+YAML_LIBS ?= -Wl,-Bstatic -lyaml -Wl,-Bdynamic
+CMOCKA_LIBS ?= -lcmocka
+WARN := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
+ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
+LDLIBS := $(YAML_LIBS) -ldl
+
+B := build
+CORE_SRCS := src/util.c src/proc.c src/course.c src/progress.c src/workspace.c \
+             grader/toolchain.c grader/grader.c grader/report.c
+CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
+TESTS := test_course test_progress test_grader test_proc
+TEST_BINS := $(TESTS:%=$(B)/tests/%)
+
+all: $(B)/gpucourse
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/gpucourse: $(CORE_OBJS) $(B)/src/main.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(B)/tests/%: $(B)/tests/%.o $(CORE_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+
+run: $(B)/gpucourse
+	./$(B)/gpucourse
+
+test: $(B)/gpucourse $(TEST_BINS)
+	@tests/run.sh $(TEST_BINS) tests/cli.sh
+
+test-gpu: $(B)/gpucourse
+	@tests/gpu.sh
+
+install: $(B)/gpucourse
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gpucourse
+	install -m 755 $(B)/gpucourse $(DESTDIR)$(PREFIX)/bin/gpucourse
+	cp -R course exercises solutions harness $(DESTDIR)$(PREFIX)/share/gpucourse/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpucourse
+	rm -rf $(DESTDIR)$(PREFIX)/share/gpucourse
+
+# Sanitizer build for development: make asan && build-asan/gpucourse ...
+asan:
+	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
+	    LDFLAGS='-fsanitize=address,undefined' YAML_LIBS=-lyaml all
+
+clean:
+	rm -rf $(B) build-asan
+
+.PHONY: all run test test-gpu install uninstall asan clean
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

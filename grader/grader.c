@@ -1,0 +1,470 @@
+#define _GNU_SOURCE
+#include "grader.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/proc.h"
+#include "toolchain.h"
+
+/* A student kernel faster than this many times the same-run copy cannot have
+ * moved the bytes it must (a read-only reduction reaches ~1.02x). */
+#define IMPLAUSIBLE_VS_BASELINE 1.6
+enum { RESULT_FD = 3, OUTPUT_LIMIT = 64 * 1024 };
+
+static const struct {
+    const char *key, *title;
+    int exit_code;
+} verdicts[V_COUNT] = {
+    [V_PASS] = {"pass", "pass", EXIT_PASS},
+    [V_WRONG] = {"wrong_answer", "wrong answer", EXIT_WRONG},
+    [V_SLOW] = {"too_slow", "too slow", EXIT_SLOW},
+    [V_COMPILE_ERROR] = {"compile_error", "compile error", EXIT_COMPILE},
+    [V_RUNTIME_ERROR] = {"runtime_error", "runtime error", EXIT_RUNTIME},
+    [V_TIMEOUT] = {"timeout", "timeout", EXIT_RUNTIME},
+    [V_REQUIREMENT] = {"requirement_not_met", "requirement not met", EXIT_REQUIREMENT},
+    [V_SKIPPED] = {"skipped", "skipped (no GPU)", EXIT_SKIPPED},
+    [V_INTERRUPTED] = {"interrupted", "interrupted", EXIT_INTERRUPTED},
+    [V_SETUP_ERROR] = {"setup_error", "setup error", EXIT_SETUP},
+};
+
+const char *verdict_key(Verdict v) { return v < V_COUNT ? verdicts[v].key : "?"; }
+const char *verdict_title(Verdict v) { return v < V_COUNT ? verdicts[v].title : "?"; }
+int verdict_exit_code(Verdict v) { return v < V_COUNT ? verdicts[v].exit_code : EXIT_SETUP; }
+
+void grade_result_free(GradeResult *r) {
+    free(r->compile_log);
+    free(r->program_output);
+    strlist_free(&r->mismatches);
+    strlist_free(&r->notes);
+    memset(r, 0, sizeof *r);
+}
+
+static void set_verdict(GradeResult *r, Verdict v, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+static void set_verdict(GradeResult *r, Verdict v, const char *fmt, ...) {
+    r->verdict = v;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------ deciding */
+
+/* What the result lines said, beyond what goes straight into GradeResult. */
+typedef struct {
+    bool started;          /* the harness line with the right nonce */
+    bool done;
+    char error_kind[16];   /* nogpu, cuda, load, usage */
+    char error_text[768];
+} Parsed;
+
+static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce) {
+    char *colon = strchr(line, ':');
+    if (!colon || colon[1] != ' ') return;
+    *colon = '\0';
+    const char *key = line, *val = colon + 2;
+    if (!strcmp(key, "harness")) {
+        char got[128] = "";
+        if (sscanf(val, "1 %127s", got) == 1 && !strcmp(got, nonce)) p->started = true;
+        return;
+    }
+    if (!p->started) return; /* nothing counts before the harness proved itself */
+    if (!strcmp(key, "seed")) r->seed = strtoull(val, NULL, 10);
+    else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
+    else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
+    else if (!strcmp(key, "bytes")) r->bytes = strtod(val, NULL);
+    else if (!strcmp(key, "check") && r->nchecks < MAX_CHECKS) {
+        CheckResult *c = &r->checks[r->nchecks++];
+        char status[8] = "";
+        sscanf(val, "%63s %7s %lld", c->size, status, &c->mismatches);
+        c->ok = !strcmp(status, "ok");
+        c->timed_sample = strstr(val, "(timed sample)") != NULL;
+    } else if (!strcmp(key, "mismatch")) {
+        if (r->mismatches.count < 10) strlist_add(&r->mismatches, val);
+    } else if (!strcmp(key, "time")) {
+        char who[16];
+        Timing t = {0};
+        if (sscanf(val, "%15s %lf %lf %lf %d", who, &t.median_ms, &t.min_ms, &t.max_ms, &t.samples) == 5) {
+            if (!strcmp(who, "student")) r->student = t;
+            else if (!strcmp(who, "reference")) r->reference = t;
+            else if (!strcmp(who, "baseline")) r->baseline = t;
+        }
+    } else if (!strcmp(key, "error")) {
+        const char *sep = strchr(val, ':');
+        size_t klen = sep ? (size_t)(sep - val) : 0;
+        if (klen && klen < sizeof p->error_kind) {
+            memcpy(p->error_kind, val, klen);
+            p->error_kind[klen] = '\0';
+            val = sep + 1 + (sep[1] == ' ');
+        }
+        snprintf(p->error_text, sizeof p->error_text, "%s", val);
+    } else if (!strcmp(key, "done")) p->done = true;
+}
+
+static const char *first_failed_size(const GradeResult *r) {
+    for (int i = 0; i < r->nchecks; i++)
+        if (!r->checks[i].ok) return r->checks[i].size;
+    return "?";
+}
+
+void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results,
+                  const char *nonce) {
+    Parsed p = {0};
+    char *copy = xstrdup(results ? results : "");
+    char *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        parse_line(r, &p, line, nonce);
+    free(copy);
+    r->floor_reference = e->floor_reference;
+    r->floor_baseline = e->floor_baseline;
+    bool any_wrong = false;
+    for (int i = 0; i < r->nchecks; i++) any_wrong |= !r->checks[i].ok;
+
+    if (st->interrupted) {
+        set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
+        return;
+    }
+    if (!strcmp(p.error_kind, "nogpu")) {
+        set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", p.error_text);
+        return;
+    }
+    if (st->timed_out) {
+        set_verdict(r, V_TIMEOUT,
+                    "no result within %d s: your kernel probably never finishes (an endless loop, or a "
+                    "barrier that not every thread of the block reaches)",
+                    st->timeout_s);
+        return;
+    }
+    if (!p.started) {
+        if (st->signal)
+            set_verdict(r, V_RUNTIME_ERROR, "the program was killed by signal %d (%s) before the harness started",
+                        st->signal, strsignal(st->signal));
+        else
+            set_verdict(r, V_RUNTIME_ERROR, "the harness reported nothing (exit code %d)", st->exit_code);
+        return;
+    }
+    if (!strcmp(p.error_kind, "load")) {
+        set_verdict(r, V_COMPILE_ERROR, "%s", p.error_text);
+        return;
+    }
+    if (!strcmp(p.error_kind, "usage")) {
+        set_verdict(r, V_SETUP_ERROR, "the exercise's sizes do not fit its kind: %s", p.error_text);
+        return;
+    }
+    if (p.error_kind[0]) {
+        set_verdict(r, V_RUNTIME_ERROR, "%s", p.error_text);
+        return;
+    }
+    if (st->signal) {
+        set_verdict(r, V_RUNTIME_ERROR, "your code crashed the program: signal %d (%s)", st->signal,
+                    strsignal(st->signal));
+        return;
+    }
+    if (any_wrong) {
+        long long bad = 0;
+        for (int i = 0; i < r->nchecks; i++) bad += r->checks[i].ok ? 0 : r->checks[i].mismatches;
+        set_verdict(r, V_WRONG, "%lld wrong element%s at size %s (seed %llu)", bad, bad == 1 ? "" : "s",
+                    first_failed_size(r), r->seed);
+        return;
+    }
+    if (!p.done || r->student.samples == 0 || r->reference.samples == 0 || r->baseline.samples == 0) {
+        set_verdict(r, V_RUNTIME_ERROR, "the harness stopped before it finished (exit code %d)", st->exit_code);
+        return;
+    }
+    r->timed = true;
+    r->vs_reference = r->reference.median_ms / r->student.median_ms;
+    r->vs_baseline = r->baseline.median_ms / r->student.median_ms;
+    r->gbps_student = r->bytes / (r->student.median_ms * 1e6);
+    r->gbps_reference = r->bytes / (r->reference.median_ms * 1e6);
+    r->gbps_baseline = r->bytes / (r->baseline.median_ms * 1e6);
+    if (r->vs_baseline > IMPLAUSIBLE_VS_BASELINE) {
+        set_verdict(r, V_WRONG,
+                    "%.0f GB/s is %.1fx the copy bandwidth measured in the same run: faster than the memory "
+                    "allows, so some work was skipped",
+                    r->gbps_student, r->vs_baseline);
+        return;
+    }
+    bool slow_ref = r->vs_reference < e->floor_reference;
+    bool slow_base = e->floor_baseline > 0 && r->vs_baseline < e->floor_baseline;
+    if (slow_ref || slow_base) {
+        set_verdict(r, V_SLOW, "correct, but %s %.2fx %s (floor %.2fx)", "your kernel reaches",
+                    slow_ref ? r->vs_reference : r->vs_baseline,
+                    slow_ref ? "of the reference's throughput" : "of the copy bandwidth",
+                    slow_ref ? e->floor_reference : e->floor_baseline);
+        return;
+    }
+    set_verdict(r, V_PASS, "correct, and %.2fx the reference's throughput (floor %.2fx)", r->vs_reference,
+                e->floor_reference);
+}
+
+/* ------------------------------------------------------------ grading */
+
+static unsigned long long fresh_seed(void) {
+    unsigned long long s = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s) s = 0;
+        close(fd);
+    }
+    if (!s) s = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+    return s % 1000000000000ull + 1; /* short enough to type back */
+}
+
+static void phase(const GradeOptions *o, const char *what) {
+    if (o && o->on_phase) o->on_phase(what, o->ctx);
+}
+
+/* Substrings that must not appear in the student's dynamic symbols: the
+ * vendor libraries are the baseline, never the answer. */
+static const char *const always_forbidden[] = {"cublas", "cudnn"};
+
+static void check_forbidden_symbols(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
+    char *nm = toolchain_tool(t, "nm");
+    if (!nm) {
+        strlist_add(&r->notes, "library symbols not checked: nm (binutils) not found");
+        return;
+    }
+    const char *argv[] = {nm, "-DC", lib, NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 30, .capture_limit = 4 << 20};
+    ProcResult res;
+    if (proc_run(&spec, &res) == 0) {
+        StrList banned = {0};
+        for (size_t i = 0; i < ARRAY_SIZE(always_forbidden); i++) strlist_add(&banned, always_forbidden[i]);
+        for (int i = 0; i < e->forbidden_symbols.count; i++) strlist_add(&banned, e->forbidden_symbols.items[i]);
+        for (int i = 0; i < banned.count && r->verdict != V_REQUIREMENT; i++) {
+            const char *hit = strcasestr(res.output, banned.items[i]);
+            if (!hit) continue;
+            const char *start = hit, *end = hit;
+            while (start > res.output && start[-1] != '\n' && start[-1] != ' ') start--;
+            while (*end && *end != '\n') end++;
+            set_verdict(r, V_REQUIREMENT, "your code uses %.*s, and this exercise forbids '%s'", (int)(end - start),
+                        start, banned.items[i]);
+        }
+        strlist_free(&banned);
+        proc_result_free(&res);
+    }
+    free(nm);
+}
+
+/* Instructions the exercise is about must be in the machine code. */
+static void check_required_sass(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
+    if (e->required_sass.count == 0) return;
+    char *cuobjdump = toolchain_tool(t, "cuobjdump");
+    if (!cuobjdump) {
+        strlist_add(&r->notes, "required SASS instructions not checked: cuobjdump not found");
+        return;
+    }
+    const char *argv[] = {cuobjdump, "-sass", lib, NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 60, .capture_limit = 16 << 20};
+    ProcResult res;
+    if (proc_run(&spec, &res) == 0 && res.exited && res.exit_code == 0) {
+        for (int i = 0; i < e->required_sass.count; i++) {
+            if (strstr(res.output, e->required_sass.items[i])) continue;
+            set_verdict(r, V_REQUIREMENT,
+                        "correct, but your machine code has no %s instruction, which this exercise is about",
+                        e->required_sass.items[i]);
+            break;
+        }
+    } else {
+        strlist_add(&r->notes, "required SASS instructions not checked: cuobjdump failed");
+    }
+    proc_result_free(&res);
+    free(cuobjdump);
+}
+
+/* Harness program of the kind and the reference library: built once, reused. */
+static int build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
+                              char **harness, char **reference, GradeResult *r) {
+    char *hdir = path_join(c->root, "harness");
+    char *main_cu = path_join(hdir, "main.cu");
+    char *kind_cu = course_kind_path(c, e->kind);
+    const char *hsrc[] = {main_cu, kind_cu, NULL};
+    *harness = xprintf("%s/harness-%s", w->build, e->kind);
+    char *log = NULL;
+    int rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, *harness, hdir, &log);
+    if (rc < 0) {
+        set_verdict(r, V_SETUP_ERROR, "cannot build the harness for kind %s: %s", e->kind, last_error());
+        r->compile_log = log;
+    }
+    char *sol = course_solution_path(c, e);
+    const char *rsrc[] = {sol, NULL};
+    *reference = xprintf("%s/reference-%s.so", w->build, e->id);
+    if (rc == 0) {
+        rc = toolchain_build_cached(t, BUILD_SHARED_LIB, rsrc, *reference, NULL, &log);
+        if (rc < 0) {
+            set_verdict(r, V_SETUP_ERROR, "cannot build the reference solution: %s", last_error());
+            r->compile_log = log;
+        }
+    }
+    free(sol);
+    free(hdir);
+    free(main_cu);
+    free(kind_cu);
+    return rc;
+}
+
+static void run_harness(const Exercise *e, const char *harness, const char *student, const char *reference,
+                        const GradeOptions *o, GradeResult *r) {
+    StrList args = {0};
+    char text[64];
+    strlist_add(&args, harness);
+    strlist_add(&args, "--student");
+    strlist_add(&args, student);
+    strlist_add(&args, "--reference");
+    strlist_add(&args, reference);
+    snprintf(text, sizeof text, "%llu", r->seed);
+    strlist_add(&args, "--seed");
+    strlist_add(&args, text);
+    snprintf(text, sizeof text, "%.9g", e->tol_rel);
+    strlist_add(&args, "--rel");
+    strlist_add(&args, text);
+    snprintf(text, sizeof text, "%.9g", e->tol_abs);
+    strlist_add(&args, "--abs");
+    strlist_add(&args, text);
+    for (int i = 0; i < e->ncheck_sizes; i++) {
+        size_text(&e->check_sizes[i], text, sizeof text);
+        strlist_add(&args, "--check");
+        strlist_add(&args, text);
+    }
+    size_text(&e->timing_size, text, sizeof text);
+    strlist_add(&args, "--timing");
+    strlist_add(&args, text);
+    const char **argv = xcalloc((size_t)args.count + 1, sizeof *argv);
+    for (int i = 0; i < args.count; i++) argv[i] = args.items[i];
+
+    char nonce[40];
+    snprintf(nonce, sizeof nonce, "%llx%llx", fresh_seed(), fresh_seed());
+    char *nonce_env = xprintf("GPUCOURSE_NONCE=%s", nonce);
+    const char *env[] = {nonce_env, NULL};
+    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = e->timeout_s, .capture_limit = OUTPUT_LIMIT,
+                     .result_fd = RESULT_FD, .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
+    ProcResult res;
+    if (proc_run(&spec, &res) < 0) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+    } else {
+        RunStatus st = {res.exited, res.exit_code, res.signal, res.timed_out, res.interrupted, e->timeout_s};
+        r->program_output = xstrdup(res.output);
+        r->output_dropped = res.output_dropped;
+        grade_decide(r, e, &st, res.results, nonce);
+        proc_result_free(&res);
+    }
+    free(nonce_env);
+    free(argv);
+    strlist_free(&args);
+}
+
+void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
+                    GradeResult *r) {
+    memset(r, 0, sizeof *r);
+    double start = now_seconds();
+    r->seed = o && o->seed ? o->seed : fresh_seed();
+    r->floor_reference = e->floor_reference;
+    r->floor_baseline = e->floor_baseline;
+    Toolchain t;
+    char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
+    char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
+    char *harness = NULL, *reference = NULL;
+    if (toolchain_find(&t) < 0) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        goto out;
+    }
+    if (!file_exists(student_cu)) {
+        set_verdict(r, V_SETUP_ERROR, "your file '%s' is missing: 'gpucourse reset %s' brings back the stub",
+                    student_cu, e->id);
+        goto out;
+    }
+
+    phase(o, "compiling");
+    const char *src[] = {student_cu, NULL};
+    ProcResult cres;
+    double t0 = now_seconds();
+    if (toolchain_compile(&t, BUILD_SHARED_LIB, src, student_so, NULL, &cres, o ? o->on_output : NULL,
+                          o ? o->ctx : NULL) < 0) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        goto out;
+    }
+    r->compile_s = now_seconds() - t0;
+    r->compile_log = xstrdup(cres.output);
+    bool compiled = cres.exited && cres.exit_code == 0;
+    if (cres.interrupted) set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
+    else if (!compiled)
+        set_verdict(r, V_COMPILE_ERROR, cres.timed_out ? "nvcc did not finish in time" : "nvcc could not compile %s",
+                    e->file);
+    proc_result_free(&cres);
+    if (!compiled) goto out;
+
+    check_forbidden_symbols(&t, e, student_so, r);
+    if (r->verdict == V_REQUIREMENT) goto out;
+
+    GpuInfo gpu;
+    gpu_probe(&gpu);
+    if (gpu.count == 0) {
+        set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", gpu.why);
+        goto out;
+    }
+
+    phase(o, "building the harness");
+    if (build_course_parts(&t, c, w, e, &harness, &reference, r) < 0) goto out;
+
+    phase(o, "running");
+    run_harness(e, harness, student_so, reference, o, r);
+    if (r->verdict == V_PASS || r->verdict == V_SLOW) check_required_sass(&t, e, student_so, r);
+out:
+    r->wall_s = now_seconds() - start;
+    free(student_cu);
+    free(student_so);
+    free(harness);
+    free(reference);
+    toolchain_free(&t);
+}
+
+/* ------------------------------------------------------------ progress */
+
+typedef struct {
+    const Exercise *e;
+    const GradeResult *r;
+} RecordCtx;
+
+static ExStatus status_after(Verdict v) {
+    switch (v) {
+    case V_PASS: return ST_PASSED;
+    case V_SLOW:
+    case V_REQUIREMENT: return ST_CORRECT;
+    case V_WRONG:
+    case V_RUNTIME_ERROR:
+    case V_TIMEOUT:
+    case V_SKIPPED: return ST_COMPILES;
+    default: return ST_ATTEMPTED;
+    }
+}
+
+static void record(Progress *p, void *ctx) {
+    RecordCtx *rc = ctx;
+    ExProgress *x = progress_get(p, rc->e->id, true);
+    char now[40];
+    now_iso8601(now, sizeof now);
+    x->attempts++;
+    if (!x->first_attempt[0]) snprintf(x->first_attempt, sizeof x->first_attempt, "%s", now);
+    snprintf(x->last_attempt, sizeof x->last_attempt, "%s", now);
+    snprintf(x->last_verdict, sizeof x->last_verdict, "%s", verdict_key(rc->r->verdict));
+    ExStatus s = status_after(rc->r->verdict);
+    if (s > x->status) x->status = s;
+    if (rc->r->verdict == V_PASS && !x->passed_at[0]) snprintf(x->passed_at, sizeof x->passed_at, "%s", now);
+    if (rc->r->timed && rc->r->verdict != V_WRONG) {
+        if (rc->r->vs_reference > x->best_vs_reference) x->best_vs_reference = rc->r->vs_reference;
+        if (rc->r->vs_baseline > x->best_vs_baseline) x->best_vs_baseline = rc->r->vs_baseline;
+    }
+}
+
+int grade_record(const Workspace *w, const Exercise *e, const GradeResult *r, char **notice) {
+    if (r->verdict == V_INTERRUPTED || r->verdict == V_SETUP_ERROR) return 0; /* not the student's attempt */
+    RecordCtx ctx = {e, r};
+    return progress_update(w->progress, record, &ctx, notice);
+}

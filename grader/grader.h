@@ -1,0 +1,116 @@
+/* Grading one exercise: compile the student's file, run it under the
+ * harness in a child process, read the harness's result lines, decide the
+ * verdict. Returns a plain struct; never draws. The CLI and the terminal app
+ * both call grade_exercise(). */
+#ifndef GPUCOURSE_GRADER_H
+#define GPUCOURSE_GRADER_H
+
+#include "../src/course.h"
+#include "../src/progress.h"
+#include "../src/workspace.h"
+
+typedef enum {
+    V_PASS,
+    V_WRONG,
+    V_SLOW,
+    V_COMPILE_ERROR,
+    V_RUNTIME_ERROR,
+    V_TIMEOUT,
+    V_REQUIREMENT,
+    V_SKIPPED,
+    V_INTERRUPTED,
+    V_SETUP_ERROR,
+    V_COUNT
+} Verdict;
+
+/* Exit codes, documented in the README and --help. */
+enum {
+    EXIT_PASS = 0,
+    EXIT_WRONG = 1,
+    EXIT_SLOW = 2,
+    EXIT_COMPILE = 3,
+    EXIT_RUNTIME = 4, /* runtime error or timeout */
+    EXIT_REQUIREMENT = 5,
+    EXIT_USAGE = 64,
+    EXIT_SETUP = 65, /* course or setup error */
+    EXIT_SKIPPED = 77, /* no GPU */
+    EXIT_INTERRUPTED = 130,
+};
+
+const char *verdict_key(Verdict v);   /* "wrong_answer" */
+const char *verdict_title(Verdict v); /* "wrong answer" */
+int verdict_exit_code(Verdict v);
+
+typedef struct {
+    char size[64];
+    bool ok;
+    long long mismatches;
+    bool timed_sample; /* a check made on a timed sample's output */
+} CheckResult;
+
+typedef struct {
+    double median_ms, min_ms, max_ms;
+    int samples;
+} Timing;
+
+enum { MAX_CHECKS = 32 };
+
+typedef struct {
+    Verdict verdict;
+    char reason[1024];          /* one or two sentences: why */
+    char *compile_log;          /* nvcc's output (warnings too), or NULL */
+    double compile_s;
+    char *program_output;       /* what the student's code printed (capped) */
+    size_t output_dropped;      /* bytes beyond the cap */
+    unsigned long long seed;
+    char device[128];
+    int sm_count, clock_mhz;
+    CheckResult checks[MAX_CHECKS];
+    int nchecks;
+    StrList mismatches;         /* "c[12] got nan want 1.5" */
+    bool timed;                 /* the timing lines were there */
+    double bytes;
+    Timing student, reference, baseline;
+    double vs_reference, vs_baseline;       /* throughput ratios */
+    double gbps_student, gbps_reference, gbps_baseline;
+    double floor_reference, floor_baseline;
+    StrList notes;              /* things skipped or worth knowing */
+    double wall_s;
+} GradeResult;
+
+void grade_result_free(GradeResult *r);
+
+/* How the harness process ended. */
+typedef struct {
+    bool exited;
+    int exit_code;
+    int signal;
+    bool timed_out;
+    bool interrupted;
+    int timeout_s;
+} RunStatus;
+
+/* Reads the harness's result lines and decides the verdict (the part of
+ * grading that needs no GPU, tested on recorded harness outputs). nonce is
+ * what the harness must echo on its first line. */
+void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results,
+                  const char *nonce);
+
+typedef struct {
+    unsigned long long seed;    /* 0: a fresh random seed */
+    const char *source;         /* grade this file instead of the student's (check-course) */
+    const char *label;          /* names the built library when source is given */
+    /* live log of compiling and running, or NULL */
+    void (*on_output)(const char *data, size_t len, void *ctx);
+    void (*on_phase)(const char *phase, void *ctx); /* "compiling", "running" */
+    void *ctx;
+} GradeOptions;
+
+/* Grades the student's file of e; fills r (always, also on setup errors). */
+void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
+                    GradeResult *r);
+
+/* Records an attempt and its outcome in the progress file. */
+int grade_record(const Workspace *w, const Exercise *e, const GradeResult *r, char **notice);
+
+#endif

@@ -1,0 +1,62 @@
+// The harness: what a kind of problem declares so that harness/main.cu can
+// check and time a student's `solve` against the reference's.
+//
+// A kind is one file in harness/kinds/ that fills in a KindDef: the arrays
+// the problem uses (inputs, outputs, read-write), how long each is for given
+// sizes, the CPU reference, the bytes that must move, and a function that
+// calls `solve` with the right arguments. Everything else (random inputs,
+// poisoning, checking, timing, L2 flushing, the result channel) lives in
+// main.cu and is shared by every kind.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+enum ElemType { ELEM_F32, ELEM_I32 };
+enum ArrayRole { ROLE_IN, ROLE_OUT, ROLE_INOUT };
+
+// The kind's size arguments as given in the exercise's YAML (n, or rows and cols).
+struct Dims {
+    int count;
+    long long d[3];
+};
+
+struct ArraySpec {
+    const char *name;                  // as in the signature, used in messages
+    ElemType type;
+    ArrayRole role;
+    size_t (*length)(const Dims &);    // elements for these sizes
+    double lo, hi;                     // inputs are uniform in [lo, hi] (ints inclusive)
+    int row_major_2d;                  // nonzero: report mismatches as name[r][c], cols = d[1]
+};
+
+// Scalars passed to solve (alpha, a, b, ...) are chosen by the kind from the
+// seed, so a solution cannot bake them in.
+struct Scalars {
+    float f[4];
+};
+
+enum { MAX_ARRAYS = 6 };
+
+struct KindDef {
+    const char *name;
+    const char *signature;             // shown when a size list has the wrong arity
+    int ndims;                         // how many size arguments
+    int narrays;
+    ArraySpec arrays[MAX_ARRAYS];
+    // Fewest bytes any correct solution must move through device memory.
+    double (*bytes)(const Dims &);
+    // Calls the student's or the reference's solve. `arrays` are device pointers.
+    void (*call)(void *solve, void *const *arrays, const Dims &, const Scalars &);
+    // Computes the outputs (ROLE_OUT and ROLE_INOUT) on the host from host copies
+    // of the inputs; INOUT arrays hold their input values on entry.
+    void (*reference)(void *const *arrays, const Dims &, const Scalars &);
+};
+
+// Every kind file defines exactly this object.
+extern const KindDef kind;
+
+// A kind file's helpers: the number of elements in common shapes.
+static inline size_t dims_n(const Dims &d) { return (size_t)d.d[0]; }
+static inline size_t dims_rows_cols(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[1]; }
+static inline size_t dims_cols(const Dims &d) { return (size_t)d.d[1]; }
+static inline size_t dims_groups32(const Dims &d) { return ((size_t)d.d[0] + 31) / 32; }

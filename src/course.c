@@ -1,0 +1,541 @@
+#define _GNU_SOURCE
+#include "course.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+/* One YAML file being read: its document and where problems go. */
+typedef struct {
+    const char *file;      /* as shown in messages */
+    yaml_document_t doc;
+    StrList *problems;
+    const char *breadcrumb; /* "in exercise 'ex03'" or NULL */
+} Yaml;
+
+static void problem_at(Yaml *y, const yaml_node_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+static void problem_at(Yaml *y, const yaml_node_t *n, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *line;
+    /* libyaml marks are 0-based */
+    if (y->breadcrumb)
+        line = xprintf("%s:%zu:%zu: %s (%s)", y->file, n ? n->start_mark.line + 1 : 1,
+                       n ? n->start_mark.column + 1 : 1, msg, y->breadcrumb);
+    else
+        line = xprintf("%s:%zu:%zu: %s", y->file, n ? n->start_mark.line + 1 : 1,
+                       n ? n->start_mark.column + 1 : 1, msg);
+    strlist_add(y->problems, line);
+    free(line);
+}
+
+/* Parses a whole file into y->doc; syntax errors become problems. */
+static bool yaml_open(Yaml *y, const char *path, const char *shown, StrList *problems) {
+    memset(y, 0, sizeof *y);
+    y->file = shown;
+    y->problems = problems;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        char *msg = xprintf("%s: cannot open: %s", shown, strerror(errno));
+        strlist_add(problems, msg);
+        free(msg);
+        return false;
+    }
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    bool ok = yaml_parser_load(&parser, &y->doc);
+    if (!ok) {
+        char *msg;
+        if (parser.context)
+            msg = xprintf("%s:%zu:%zu: %s %s", shown, parser.problem_mark.line + 1,
+                          parser.problem_mark.column + 1, parser.problem, parser.context);
+        else
+            msg = xprintf("%s:%zu:%zu: %s", shown, parser.problem_mark.line + 1,
+                          parser.problem_mark.column + 1, parser.problem ? parser.problem : "cannot parse");
+        strlist_add(problems, msg);
+        free(msg);
+    }
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (ok && !yaml_document_get_root_node(&y->doc)) {
+        char *msg = xprintf("%s:1:1: the file is empty", shown);
+        strlist_add(problems, msg);
+        free(msg);
+        yaml_document_delete(&y->doc);
+        return false;
+    }
+    return ok;
+}
+
+static void yaml_close(Yaml *y) { yaml_document_delete(&y->doc); }
+
+static yaml_node_t *node_at(Yaml *y, int index) { return yaml_document_get_node(&y->doc, index); }
+
+static const char *scalar(const yaml_node_t *n) {
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static yaml_node_t *map_get(Yaml *y, yaml_node_t *map, const char *key) {
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        const char *k = scalar(node_at(y, p->key));
+        if (k && !strcmp(k, key)) return node_at(y, p->value);
+    }
+    return NULL;
+}
+
+/* Rejects keys not in `allowed` (typos would otherwise be silently ignored)
+ * and keys given twice. */
+static bool check_keys(Yaml *y, yaml_node_t *map, const char *const *allowed, const char *what) {
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        problem_at(y, map, "%s must be a mapping of keys to values", what);
+        return false;
+    }
+    bool ok = true;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = node_at(y, p->key);
+        const char *k = scalar(kn);
+        if (!k) {
+            problem_at(y, kn, "%s has a key that is not a plain name", what);
+            ok = false;
+            continue;
+        }
+        bool known = false;
+        for (const char *const *a = allowed; *a; a++) known |= !strcmp(*a, k);
+        if (!known) {
+            StrBuf list = {0};
+            for (const char *const *a = allowed; *a; a++) sb_printf(&list, "%s%s", a == allowed ? "" : ", ", *a);
+            problem_at(y, kn, "unknown key '%s' in %s (known: %s)", k, what, list.buf);
+            sb_free(&list);
+            ok = false;
+        }
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+            const char *earlier = scalar(node_at(y, q->key));
+            if (earlier && !strcmp(earlier, k)) {
+                problem_at(y, kn, "key '%s' given twice in %s", k, what);
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
+static char *get_string(Yaml *y, yaml_node_t *map, const char *key, bool required) {
+    yaml_node_t *n = map_get(y, map, key);
+    if (!n) {
+        if (required) problem_at(y, map, "missing key '%s'", key);
+        return NULL;
+    }
+    const char *s = scalar(n);
+    if (!s || (!*s && required)) {
+        problem_at(y, n, "'%s' must be a non-empty string", key);
+        return NULL;
+    }
+    return xstrdup(s);
+}
+
+/* A number in [lo, hi]; `fallback` when absent and not required. */
+static double get_number(Yaml *y, yaml_node_t *map, const char *key, bool required, double fallback,
+                         double lo, double hi) {
+    yaml_node_t *n = map_get(y, map, key);
+    if (!n) {
+        if (required) problem_at(y, map, "missing key '%s'", key);
+        return fallback;
+    }
+    const char *s = scalar(n);
+    char *end = NULL;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || *end) {
+        problem_at(y, n, "'%s' must be a number, not '%s'", key, s ? s : "a list or mapping");
+        return fallback;
+    }
+    if (v < lo || v > hi) {
+        problem_at(y, n, "'%s' is %g, out of range [%g, %g]", key, v, lo, hi);
+        return fallback;
+    }
+    return v;
+}
+
+static void get_string_list(Yaml *y, yaml_node_t *map, const char *key, bool required, StrList *out) {
+    yaml_node_t *n = map_get(y, map, key);
+    if (!n) {
+        if (required) problem_at(y, map, "missing key '%s'", key);
+        return;
+    }
+    if (n->type != YAML_SEQUENCE_NODE) {
+        problem_at(y, n, "'%s' must be a list", key);
+        return;
+    }
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(y, *it);
+        const char *s = scalar(item);
+        if (!s || !*s)
+            problem_at(y, item, "each entry of '%s' must be a non-empty string", key);
+        else
+            strlist_add(out, s);
+    }
+    if (required && out->count == 0) problem_at(y, n, "'%s' must not be empty", key);
+}
+
+/* [1000] or [16384, 16383] */
+static bool parse_size(Yaml *y, yaml_node_t *n, SizeSpec *out) {
+    memset(out, 0, sizeof *out);
+    if (!n || n->type != YAML_SEQUENCE_NODE) {
+        problem_at(y, n, "a size must be a list of 1 to %d positive integers, like [1000] or [512, 1000]",
+                   MAX_SIZE_ARGS);
+        return false;
+    }
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(y, *it);
+        const char *s = scalar(item);
+        char *end = NULL;
+        errno = 0;
+        long long v = s ? strtoll(s, &end, 10) : 0;
+        if (!s || end == s || *end || errno || v < 1) {
+            problem_at(y, item, "size '%s' must be a positive integer", s ? s : "?");
+            return false;
+        }
+        if (out->count == MAX_SIZE_ARGS) {
+            problem_at(y, n, "a size has at most %d numbers", MAX_SIZE_ARGS);
+            return false;
+        }
+        out->d[out->count++] = v;
+    }
+    if (out->count == 0) {
+        problem_at(y, n, "a size must not be empty");
+        return false;
+    }
+    return true;
+}
+
+static void parse_sizes(Yaml *y, yaml_node_t *map, Exercise *e) {
+    static const char *const keys[] = {"check", "timing", NULL};
+    yaml_node_t *sizes = map_get(y, map, "sizes");
+    if (!sizes) {
+        problem_at(y, map, "missing key 'sizes'");
+        return;
+    }
+    if (!check_keys(y, sizes, keys, "sizes")) return;
+    yaml_node_t *check = map_get(y, sizes, "check");
+    if (!check || check->type != YAML_SEQUENCE_NODE || check->data.sequence.items.top == check->data.sequence.items.start) {
+        problem_at(y, check ? check : sizes, "'check' must be a non-empty list of sizes, like [[1], [1000]]");
+        return;
+    }
+    int count = (int)(check->data.sequence.items.top - check->data.sequence.items.start);
+    e->check_sizes = xcalloc((size_t)count, sizeof *e->check_sizes);
+    for (int k = 0; k < count; k++) {
+        yaml_node_t *sn = node_at(y, check->data.sequence.items.start[k]);
+        if (!parse_size(y, sn, &e->check_sizes[e->ncheck_sizes])) continue;
+        if (e->ncheck_sizes && e->check_sizes[e->ncheck_sizes].count != e->check_sizes[0].count)
+            problem_at(y, sn, "every size of an exercise has the same number of arguments (%d here, %d before)",
+                       e->check_sizes[e->ncheck_sizes].count, e->check_sizes[0].count);
+        e->ncheck_sizes++;
+    }
+    yaml_node_t *timing = map_get(y, sizes, "timing");
+    if (!timing) {
+        problem_at(y, sizes, "missing key 'timing'");
+        return;
+    }
+    if (parse_size(y, timing, &e->timing_size) && e->ncheck_sizes &&
+        e->timing_size.count != e->check_sizes[0].count)
+        problem_at(y, timing, "the timing size has %d arguments, the check sizes %d", e->timing_size.count,
+                   e->check_sizes[0].count);
+}
+
+static bool is_name(const char *s) {
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_')) return false;
+    return true;
+}
+
+static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
+    static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
+                                       "tolerance", "floors", "timeout", "hints", "required_sass",
+                                       "forbidden_symbols", NULL};
+    static const char *const tol_keys[] = {"rel", "abs", NULL};
+    static const char *const floor_keys[] = {"reference", "baseline", NULL};
+    e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
+    char expected[16];
+    snprintf(expected, sizeof expected, "ex%02d", e->index + 1);
+    char crumb[64];
+    snprintf(crumb, sizeof crumb, "in exercise %d of the course", e->index + 1);
+    y->breadcrumb = crumb;
+    const char *id = scalar(map_get(y, n, "id"));
+    if (id && *id) snprintf(crumb, sizeof crumb, "in exercise '%s'", id);
+    if (!check_keys(y, n, keys, "an exercise")) {
+        if (n->type != YAML_MAPPING_NODE) return;
+    }
+    e->id = get_string(y, n, "id", true);
+    if (e->id) {
+        if (strcmp(e->id, expected))
+            problem_at(y, map_get(y, n, "id"), "id '%s' out of course order: this exercise must be '%s'", e->id,
+                       expected);
+    }
+    e->name = get_string(y, n, "name", true);
+    if (e->name && !is_name(e->name))
+        problem_at(y, map_get(y, n, "name"), "name '%s' must use only a-z, 0-9 and _", e->name);
+    e->title = get_string(y, n, "title", true);
+    e->kind = get_string(y, n, "kind", true);
+    if (e->kind) {
+        char *kp = course_kind_path(c, e->kind);
+        if (!is_name(e->kind) || !file_exists(kp))
+            problem_at(y, map_get(y, n, "kind"), "unknown kind '%s': no harness/kinds/%s.cu", e->kind, e->kind);
+        free(kp);
+    }
+    e->file = get_string(y, n, "file", true);
+    if (e->file) {
+        size_t len = strlen(e->file);
+        if (strchr(e->file, '/') || len < 4 || strcmp(e->file + len - 3, ".cu")) {
+            problem_at(y, map_get(y, n, "file"), "file '%s' must be a plain .cu file name", e->file);
+        } else {
+            char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
+            if (!file_exists(stub))
+                problem_at(y, map_get(y, n, "file"), "missing file: exercises/%s (the stub)", e->file);
+            if (!file_exists(sol))
+                problem_at(y, map_get(y, n, "file"), "missing file: solutions/%s (the reference)", e->file);
+            free(stub);
+            free(sol);
+        }
+    }
+    e->summary = get_string(y, n, "summary", false);
+    if (!e->summary) e->summary = xstrdup(e->title ? e->title : "");
+    e->task = get_string(y, n, "task", true);
+    parse_sizes(y, n, e);
+
+    e->tol_rel = 1e-5;
+    e->tol_abs = 1e-6;
+    yaml_node_t *tol = map_get(y, n, "tolerance");
+    if (tol && check_keys(y, tol, tol_keys, "tolerance")) {
+        e->tol_rel = get_number(y, tol, "rel", false, 1e-5, 0, 1);
+        e->tol_abs = get_number(y, tol, "abs", false, 1e-6, 0, 1e6);
+    }
+    yaml_node_t *floors = map_get(y, n, "floors");
+    if (!floors)
+        problem_at(y, n, "missing key 'floors'");
+    else if (check_keys(y, floors, floor_keys, "floors")) {
+        e->floor_reference = get_number(y, floors, "reference", true, 0, 0.05, 1.5);
+        e->floor_baseline = get_number(y, floors, "baseline", false, 0, 0, 1.5);
+    }
+    e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
+    get_string_list(y, n, "hints", true, &e->hints);
+    get_string_list(y, n, "required_sass", false, &e->required_sass);
+    get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
+    y->breadcrumb = NULL;
+}
+
+static void parse_chapter(Course *c, const char *dir, int number, StrList *problems) {
+    static const char *const keys[] = {"title", "lesson", "exercises", NULL};
+    char *rel = xprintf("course/%s/chapter.yaml", dir);
+    char *path = path_join(c->root, rel);
+    Chapter *ch = &c->chapters[number];
+    ch->dir = xstrdup(dir);
+    ch->first = c->nexercises;
+    Yaml y;
+    if (!yaml_open(&y, path, rel, problems)) goto out;
+    yaml_node_t *root = yaml_document_get_root_node(&y.doc);
+    if (!check_keys(&y, root, keys, "a chapter") && root->type != YAML_MAPPING_NODE) goto close;
+    ch->title = get_string(&y, root, "title", true);
+    char *lesson = get_string(&y, root, "lesson", true);
+    if (lesson) {
+        char *lrel = xprintf("course/%s/%s", dir, lesson);
+        ch->lesson_path = path_join(c->root, lrel);
+        if (!file_exists(ch->lesson_path))
+            problem_at(&y, map_get(&y, root, "lesson"), "missing file: %s", lrel);
+        free(lrel);
+        free(lesson);
+    }
+    yaml_node_t *list = map_get(&y, root, "exercises");
+    if (!list || list->type != YAML_SEQUENCE_NODE || list->data.sequence.items.top == list->data.sequence.items.start) {
+        problem_at(&y, list ? list : root, "'exercises' must be a non-empty list");
+        goto close;
+    }
+    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+        c->exercises = xrealloc(c->exercises, sizeof *c->exercises * (size_t)(c->nexercises + 1));
+        Exercise *e = &c->exercises[c->nexercises];
+        memset(e, 0, sizeof *e);
+        e->index = c->nexercises++;
+        e->chapter = number;
+        parse_exercise(c, &y, node_at(&y, *it), e);
+        ch->count++;
+    }
+close:
+    yaml_close(&y);
+out:
+    free(rel);
+    free(path);
+}
+
+/* Ids and names must be unique across the whole course. */
+static void check_unique(Course *c, StrList *problems) {
+    for (int i = 0; i < c->nexercises; i++)
+        for (int j = 0; j < i; j++) {
+            Exercise *a = &c->exercises[j], *b = &c->exercises[i];
+            if (a->id && b->id && !strcmp(a->id, b->id)) {
+                char *m = xprintf("%s: duplicate id '%s' (first at %s)", b->where, b->id, a->where);
+                strlist_add(problems, m);
+                free(m);
+            }
+            if (a->name && b->name && !strcmp(a->name, b->name)) {
+                char *m = xprintf("%s: duplicate name '%s' (first at %s)", b->where, b->name, a->where);
+                strlist_add(problems, m);
+                free(m);
+            }
+            if (a->file && b->file && !strcmp(a->file, b->file)) {
+                char *m = xprintf("%s: file '%s' is already used by %s", b->where, b->file, a->where);
+                strlist_add(problems, m);
+                free(m);
+            }
+        }
+}
+
+Course *course_load(const char *root, StrList *problems) {
+    static const char *const keys[] = {"title", "chapters", NULL};
+    int before = problems->count;
+    Course *c = xcalloc(1, sizeof *c);
+    c->root = xstrdup(root);
+    char *path = path_join(root, "course/course.yaml");
+    Yaml y;
+    if (yaml_open(&y, path, "course/course.yaml", problems)) {
+        yaml_node_t *top = yaml_document_get_root_node(&y.doc);
+        if (check_keys(&y, top, keys, "the course") || top->type == YAML_MAPPING_NODE) {
+            c->title = get_string(&y, top, "title", true);
+            yaml_node_t *list = map_get(&y, top, "chapters");
+            if (!list || list->type != YAML_SEQUENCE_NODE ||
+                list->data.sequence.items.top == list->data.sequence.items.start) {
+                problem_at(&y, list ? list : top, "'chapters' must be a non-empty list of chapter directories");
+            } else {
+                int count = (int)(list->data.sequence.items.top - list->data.sequence.items.start);
+                c->chapters = xcalloc((size_t)count, sizeof *c->chapters);
+                for (int k = 0; k < count; k++) {
+                    yaml_node_t *cn = node_at(&y, list->data.sequence.items.start[k]);
+                    const char *dir = scalar(cn);
+                    char *cy = dir ? xprintf("%s/course/%s/chapter.yaml", root, dir) : NULL;
+                    if (!dir || strchr(dir, '/') || !*dir)
+                        problem_at(&y, cn, "a chapter is named by its directory under course/");
+                    else if (!file_exists(cy))
+                        problem_at(&y, cn, "missing file: course/%s/chapter.yaml", dir);
+                    else
+                        parse_chapter(c, dir, c->nchapters++, problems);
+                    free(cy);
+                }
+            }
+        }
+        yaml_close(&y);
+    }
+    free(path);
+    check_unique(c, problems);
+    if (problems->count > before) {
+        course_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void exercise_free(Exercise *e) {
+    free(e->id), free(e->name), free(e->title), free(e->kind), free(e->file);
+    free(e->summary), free(e->task), free(e->check_sizes), free(e->where);
+    strlist_free(&e->hints);
+    strlist_free(&e->required_sass);
+    strlist_free(&e->forbidden_symbols);
+}
+
+void course_free(Course *c) {
+    if (!c) return;
+    for (int i = 0; i < c->nexercises; i++) exercise_free(&c->exercises[i]);
+    for (int i = 0; i < c->nchapters; i++) {
+        free(c->chapters[i].dir);
+        free(c->chapters[i].title);
+        free(c->chapters[i].lesson_path);
+    }
+    free(c->exercises);
+    free(c->chapters);
+    free(c->title);
+    free(c->root);
+    free(c);
+}
+
+Exercise *course_find(const Course *c, const char *key) {
+    char *end;
+    long number = strtol(key, &end, 10);
+    for (int i = 0; i < c->nexercises; i++) {
+        Exercise *e = &c->exercises[i];
+        if (!strcmp(e->id, key) || !strcmp(e->name, key)) return e;
+        if (*key && !*end && number == i + 1) return e;
+    }
+    return NULL;
+}
+
+char *course_stub_path(const Course *c, const Exercise *e) {
+    char *rel = xprintf("exercises/%s", e->file);
+    char *p = path_join(c->root, rel);
+    free(rel);
+    return p;
+}
+
+char *course_solution_path(const Course *c, const Exercise *e) {
+    char *rel = xprintf("solutions/%s", e->file);
+    char *p = path_join(c->root, rel);
+    free(rel);
+    return p;
+}
+
+char *course_kind_path(const Course *c, const char *kind) {
+    char *rel = xprintf("harness/kinds/%s.cu", kind);
+    char *p = path_join(c->root, rel);
+    free(rel);
+    return p;
+}
+
+void size_text(const SizeSpec *s, char *buf, size_t size) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < s->count && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%lld", k ? "x" : "", s->d[k]);
+}
+
+static bool is_course_dir(const char *dir) {
+    char *p = path_join(dir, "course/course.yaml");
+    bool ok = file_exists(p);
+    free(p);
+    return ok;
+}
+
+char *course_locate(const char *option) {
+    const char *env = getenv("GPUCOURSE_COURSE");
+    const char *given = option ? option : (env && *env ? env : NULL);
+    if (given) {
+        if (!is_course_dir(given))
+            return error("no course in '%s': course/course.yaml not found", given), NULL;
+        return realpath(given, NULL);
+    }
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) && is_course_dir(cwd)) return xstrdup(cwd);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *bin = path_dirname(exe);
+        char *installed = xprintf("%s/../share/gpucourse", bin);
+        free(bin);
+        if (is_course_dir(installed)) {
+            char *real = realpath(installed, NULL);
+            free(installed);
+            return real;
+        }
+        free(installed);
+    }
+    return error("no course found: run gpucourse in the course's directory, or give --course DIR or "
+                 "GPUCOURSE_COURSE"),
+           NULL;
+}

@@ -1,0 +1,77 @@
+/* The course model: course/course.yaml lists the chapters, each chapter's
+ * chapter.yaml its lesson and exercises. Loading validates everything and
+ * reports each problem as "file:line:col: what is wrong". No curses, no
+ * grading here. See docs/authoring.md for the format. */
+#ifndef GPUCOURSE_COURSE_H
+#define GPUCOURSE_COURSE_H
+
+#include "util.h"
+
+enum { MAX_SIZE_ARGS = 3 };
+
+typedef struct {
+    int count;                 /* size arguments: 1 for n, 2 for rows, cols */
+    long long d[MAX_SIZE_ARGS];
+} SizeSpec;
+
+typedef struct Exercise {
+    char *id;                  /* ex01, ex02, ... in course order */
+    char *name;                /* vector_add */
+    char *title;
+    char *kind;                /* the harness kind: harness/kinds/KIND.cu */
+    char *file;                /* file name in exercises/ and solutions/ */
+    char *summary;
+    char *task;                /* markdown */
+    SizeSpec *check_sizes;     /* checked against the CPU reference */
+    int ncheck_sizes;
+    SizeSpec timing_size;      /* checked against the reference and timed */
+    double tol_rel, tol_abs;
+    double floor_reference;    /* student throughput / reference's, at least */
+    double floor_baseline;     /* student throughput / same-run baseline's, at least */
+    int timeout_s;             /* one grading run */
+    StrList hints;
+    StrList required_sass;     /* instructions the student's SASS must contain */
+    StrList forbidden_symbols; /* symbol substrings the student's library must not have */
+    int chapter;               /* index into Course.chapters */
+    int index;                 /* index into Course.exercises */
+    char *where;               /* "file:line:col" of the exercise, for messages */
+} Exercise;
+
+typedef struct {
+    char *dir;                 /* directory name under course/, e.g. 01-threads */
+    char *title;
+    char *lesson_path;         /* full path of the lesson markdown */
+    int first, count;          /* its exercises: Course.exercises[first .. first+count) */
+} Chapter;
+
+typedef struct {
+    char *root;                /* the directory that holds course/, exercises/, ... */
+    char *title;
+    Chapter *chapters;
+    int nchapters;
+    Exercise *exercises;
+    int nexercises;
+} Course;
+
+/* Loads and validates the course under root. Returns NULL when anything is
+ * wrong; every problem found is appended to problems (one line each). */
+Course *course_load(const char *root, StrList *problems);
+void course_free(Course *c);
+
+/* Finds an exercise by id (ex07), by number (7) or by name (vector_add). */
+Exercise *course_find(const Course *c, const char *key);
+
+/* Paths of an exercise's stub and reference solution (malloc'd). */
+char *course_stub_path(const Course *c, const Exercise *e);
+char *course_solution_path(const Course *c, const Exercise *e);
+char *course_kind_path(const Course *c, const char *kind);
+
+/* "1000" or "16384x16383" */
+void size_text(const SizeSpec *s, char *buf, size_t size);
+
+/* Where the course is: --course DIR, GPUCOURSE_COURSE, the current directory,
+ * or the data installed beside the binary (../share/gpucourse). Returns a
+ * malloc'd path, or NULL with error set. */
+char *course_locate(const char *option);
+
+#endif

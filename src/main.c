@@ -1,0 +1,569 @@
+/* gpucourse: the command line. Each command is a function below; they share
+ * the course model (course.c), the workspace and progress, and the grader. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../grader/grader.h"
+#include "../grader/report.h"
+#include "../grader/toolchain.h"
+#include "course.h"
+#include "progress.h"
+#include "workspace.h"
+
+#ifndef GPUCOURSE_VERSION
+#define GPUCOURSE_VERSION "0.1.0"
+#endif
+
+static const char usage_text[] =
+    "usage: gpucourse [options] [command] [args]\n"
+    "\n"
+    "A CUDA course in the terminal: write kernels, get them graded on the GPU.\n"
+    "\n"
+    "commands:\n"
+    "  list                 chapters and exercises with your status\n"
+    "  show EX              the task of an exercise and where its file is\n"
+    "  grade EX             compile, check and time your solution\n"
+    "  grade --chapter N    every exercise of chapter N\n"
+    "  grade --all          every exercise of the course\n"
+    "  hint EX              the next hint (one more each time)\n"
+    "  solution EX          the reference solution, once you passed\n"
+    "  reset EX             restore the stub (your file is kept in backups/)\n"
+    "  progress             your progress through the course\n"
+    "  check-course         validate the course (for instructors)\n"
+    "  doctor               what is installed, what is missing, how to fix it\n"
+    "\n"
+    "EX is an exercise id (ex07), its number (7) or its name (vector_add).\n"
+    "\n"
+    "options:\n"
+    "  --format text|json|junit   output of grade (default text)\n"
+    "  --seed N                   replay a grading run with the inputs of seed N\n"
+    "  --course DIR               the course (default: ., $GPUCOURSE_COURSE, or installed)\n"
+    "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
+    "  -h, --help                 this help\n"
+    "  --version                  the version\n"
+    "\n"
+    "exit codes of grade (and of check-course and doctor where they apply):\n"
+    "  0 pass   1 wrong answer   2 too slow   3 compile error   4 runtime error or timeout\n"
+    "  5 requirement not met (SASS instruction, forbidden library)   77 no GPU (skipped)\n"
+    "  64 usage error   65 course or setup error   130 interrupted\n";
+
+typedef struct {
+    const char *course_dir;
+    const char *workspace_dir;
+    ReportFormat format;
+    unsigned long long seed;
+    int chapter; /* 1-based; 0 none */
+    bool all;
+} Options;
+
+static int fail_usage(const char *fmt, const char *arg) {
+    fprintf(stderr, "gpucourse: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'gpucourse --help'.\n");
+    return EXIT_USAGE;
+}
+
+static int fail_setup(void) {
+    fprintf(stderr, "gpucourse: %s\n", last_error());
+    return EXIT_SETUP;
+}
+
+/* The course and the workspace, loaded for every command that needs them. */
+typedef struct {
+    Course *course;
+    Workspace ws;
+    Progress progress;
+} Session;
+
+static int session_open(const Options *o, Session *s, bool need_workspace) {
+    memset(s, 0, sizeof *s);
+    char *root = course_locate(o->course_dir);
+    if (!root) return fail_setup();
+    StrList problems = {0};
+    s->course = course_load(root, &problems);
+    free(root);
+    if (!s->course) {
+        for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+        fprintf(stderr, "gpucourse: the course has %d problem%s; run 'gpucourse check-course'\n", problems.count,
+                problems.count == 1 ? "" : "s");
+        strlist_free(&problems);
+        return EXIT_SETUP;
+    }
+    if (!need_workspace) return 0;
+    if (workspace_open(s->course, o->workspace_dir, &s->ws) < 0) return fail_setup();
+    if (progress_load(s->ws.progress, &s->progress) < 0) return fail_setup();
+    if (s->progress.notice) fprintf(stderr, "gpucourse: warning: %s\n", s->progress.notice);
+    return 0;
+}
+
+static void session_close(Session *s) {
+    progress_free(&s->progress);
+    workspace_free(&s->ws);
+    course_free(s->course);
+}
+
+static Exercise *find_exercise(Session *s, const char *key) {
+    Exercise *e = key ? course_find(s->course, key) : NULL;
+    if (!e) fprintf(stderr, "gpucourse: no exercise '%s'; 'gpucourse list' shows them\n", key ? key : "");
+    return e;
+}
+
+static ExStatus status_of(Session *s, const Exercise *e) {
+    ExProgress *p = progress_get(&s->progress, e->id, false);
+    return p ? p->status : ST_NOT_STARTED;
+}
+
+static const char *status_mark(ExStatus st) {
+    static const char *const marks[ST_COUNT] = {"[ ]", "[~]", "[c]", "[=]", "[x]"};
+    return st < ST_COUNT ? marks[st] : "[?]";
+}
+
+/* The first exercise not passed yet, or NULL when all are. */
+static Exercise *next_exercise(Session *s) {
+    for (int i = 0; i < s->course->nexercises; i++)
+        if (status_of(s, &s->course->exercises[i]) != ST_PASSED) return &s->course->exercises[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------ commands */
+
+static int cmd_list(Session *s) {
+    printf("%s\n", s->course->title);
+    for (int c = 0; c < s->course->nchapters; c++) {
+        Chapter *ch = &s->course->chapters[c];
+        int passed = 0;
+        for (int i = 0; i < ch->count; i++) passed += status_of(s, &s->course->exercises[ch->first + i]) == ST_PASSED;
+        printf("\nChapter %d: %s  (%d/%d passed)\n", c + 1, ch->title, passed, ch->count);
+        for (int i = 0; i < ch->count; i++) {
+            Exercise *e = &s->course->exercises[ch->first + i];
+            printf("  %s %s  %-18s %s\n", status_mark(status_of(s, e)), e->id, e->name, e->summary);
+        }
+    }
+    printf("\n[ ] not started  [~] attempted  [c] compiles  [=] correct, not fast enough  [x] passed\n");
+    Exercise *next = next_exercise(s);
+    if (next) printf("Next: %s (gpucourse show %s)\n", next->id, next->id);
+    else printf("Every exercise passed. Well done.\n");
+    return 0;
+}
+
+static int cmd_show(Session *s, const char *key) {
+    Exercise *e = find_exercise(s, key);
+    if (!e) return EXIT_USAGE;
+    ExProgress *p = progress_get(&s->progress, e->id, false);
+    char *file = workspace_exercise_path(&s->ws, e);
+    Chapter *ch = &s->course->chapters[e->chapter];
+    printf("%s %s: %s\n", e->id, e->name, e->title);
+    printf("Chapter %d: %s (lesson: %s)\n\n", e->chapter + 1, ch->title, ch->lesson_path);
+    printf("%s\n", e->task);
+    if (e->task[0] && e->task[strlen(e->task) - 1] != '\n') putchar('\n');
+    printf("Your file:  %s\n", file);
+    printf("Status:     %s, %d attempt%s", status_name(p ? p->status : ST_NOT_STARTED), p ? p->attempts : 0,
+           p && p->attempts == 1 ? "" : "s");
+    if (p && p->best_vs_reference > 0) printf(", best %.2fx the reference", p->best_vs_reference);
+    printf("\nTo pass:    correct at every size, and at least %.2fx the reference's throughput", e->floor_reference);
+    if (e->floor_baseline > 0) printf(" and %.2fx the copy bandwidth", e->floor_baseline);
+    printf("\nHints:      %d of %d seen (gpucourse hint %s)\n", p ? p->hints_seen : 0, e->hints.count, e->id);
+    free(file);
+    return 0;
+}
+
+typedef struct {
+    const Exercise *e;
+    int shown; /* out: which hint is now the latest seen (1-based) */
+} HintCtx;
+
+static void take_hint(Progress *p, void *ctx) {
+    HintCtx *h = ctx;
+    ExProgress *x = progress_get(p, h->e->id, true);
+    if (x->hints_seen < h->e->hints.count) x->hints_seen++;
+    h->shown = x->hints_seen;
+}
+
+static int cmd_hint(Session *s, const char *key) {
+    Exercise *e = find_exercise(s, key);
+    if (!e) return EXIT_USAGE;
+    HintCtx h = {e, 0};
+    char *notice = NULL;
+    if (progress_update(s->ws.progress, take_hint, &h, &notice) < 0) return fail_setup();
+    if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
+    free(notice);
+    for (int i = 0; i < h.shown; i++)
+        printf("Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count, i + 1 == h.shown ? " (new)" : "", e->hints.items[i]);
+    if (h.shown == e->hints.count) printf("That was the last hint for %s.\n", e->id);
+    return 0;
+}
+
+static int cmd_solution(Session *s, const char *key) {
+    Exercise *e = find_exercise(s, key);
+    if (!e) return EXIT_USAGE;
+    if (status_of(s, e) != ST_PASSED) {
+        fprintf(stderr, "gpucourse: the reference solution of %s opens once you passed it; 'gpucourse hint %s' "
+                        "helps until then\n", e->id, e->id);
+        return EXIT_USAGE;
+    }
+    char *path = course_solution_path(s->course, e);
+    char *text = read_file(path, NULL);
+    free(path);
+    if (!text) return fail_setup();
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+static int cmd_reset(Session *s, const char *key) {
+    Exercise *e = find_exercise(s, key);
+    if (!e) return EXIT_USAGE;
+    char *backup = NULL;
+    if (workspace_reset(s->course, &s->ws, e, &backup) < 0) return fail_setup();
+    char *file = workspace_exercise_path(&s->ws, e);
+    printf("%s is the stub again: %s\n", e->id, file);
+    if (backup) printf("Your previous file is kept as %s\n", backup);
+    free(file);
+    free(backup);
+    return 0;
+}
+
+static int cmd_progress(Session *s) {
+    int passed = 0;
+    printf("%-5s %-18s %-12s %8s %7s %10s  %s\n", "id", "name", "status", "attempts", "hints", "best/ref",
+           "last verdict");
+    for (int i = 0; i < s->course->nexercises; i++) {
+        Exercise *e = &s->course->exercises[i];
+        ExProgress *p = progress_get(&s->progress, e->id, false);
+        ExStatus st = p ? p->status : ST_NOT_STARTED;
+        passed += st == ST_PASSED;
+        char best[16] = "-";
+        if (p && p->best_vs_reference > 0) snprintf(best, sizeof best, "%.2fx", p->best_vs_reference);
+        printf("%-5s %-18s %-12s %8d %3d/%-3d %10s  %s\n", e->id, e->name, status_name(st), p ? p->attempts : 0,
+               p ? p->hints_seen : 0, e->hints.count, best, p && p->last_verdict[0] ? p->last_verdict : "-");
+    }
+    printf("\n%d of %d exercises passed (%s)\n", passed, s->course->nexercises, s->ws.progress);
+    return 0;
+}
+
+static void on_phase(const char *what, void *ctx) {
+    const Exercise *e = ctx;
+    if (isatty(2)) fprintf(stderr, "%s: %s...\n", e->id, what);
+}
+
+/* Exit code of several results: 0 when all passed, 77 when all that did not
+ * pass were skipped, else the first failure's. */
+static int combined_exit(const GradeResult *rs, int count) {
+    int code = EXIT_PASS;
+    for (int i = 0; i < count; i++) {
+        int c = verdict_exit_code(rs[i].verdict);
+        if (c == EXIT_PASS) continue;
+        if (code == EXIT_PASS || (code == EXIT_SKIPPED && c != EXIT_SKIPPED)) code = c;
+        if (c == EXIT_INTERRUPTED) return c;
+    }
+    return code;
+}
+
+static int cmd_grade(Session *s, const Options *o, const char *key) {
+    const Exercise **list = xcalloc((size_t)s->course->nexercises, sizeof *list);
+    int count = 0;
+    if (o->all) {
+        for (int i = 0; i < s->course->nexercises; i++) list[count++] = &s->course->exercises[i];
+    } else if (o->chapter) {
+        if (o->chapter > s->course->nchapters) {
+            free(list);
+            char n[16];
+            snprintf(n, sizeof n, "%d", o->chapter);
+            return fail_usage("no chapter %s", n);
+        }
+        Chapter *ch = &s->course->chapters[o->chapter - 1];
+        for (int i = 0; i < ch->count; i++) list[count++] = &s->course->exercises[ch->first + i];
+    } else {
+        Exercise *e = find_exercise(s, key);
+        if (!e) {
+            free(list);
+            return EXIT_USAGE;
+        }
+        list[count++] = e;
+    }
+    GradeResult *rs = xcalloc((size_t)count, sizeof *rs);
+    int graded = 0;
+    for (int i = 0; i < count; i++) {
+        GradeOptions go = {.seed = o->seed, .on_phase = on_phase, .ctx = (void *)list[i]};
+        grade_exercise(s->course, &s->ws, list[i], &go, &rs[i]);
+        graded++;
+        char *notice = NULL;
+        if (grade_record(&s->ws, list[i], &rs[i], &notice) < 0)
+            fprintf(stderr, "gpucourse: warning: progress not saved: %s\n", last_error());
+        if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
+        free(notice);
+        if (o->format == FORMAT_TEXT) {
+            report_text(stdout, list[i], &rs[i]);
+            if (i + 1 < count) putchar('\n');
+            fflush(stdout);
+        }
+        if (rs[i].verdict == V_INTERRUPTED) break;
+    }
+    if (o->format == FORMAT_JSON) report_json(stdout, list, rs, graded);
+    if (o->format == FORMAT_JUNIT) report_junit(stdout, list, rs, graded);
+    if (o->format == FORMAT_TEXT && count > 1) {
+        int passed = 0, skipped = 0;
+        for (int i = 0; i < graded; i++) passed += rs[i].verdict == V_PASS, skipped += rs[i].verdict == V_SKIPPED;
+        printf("\n%d passed, %d failed, %d skipped\n", passed, graded - passed - skipped, skipped);
+    }
+    int code = combined_exit(rs, graded);
+    for (int i = 0; i < graded; i++) grade_result_free(&rs[i]);
+    free(rs);
+    free(list);
+    return code;
+}
+
+/* Validates the course; without a GPU compiles every stub, reference and
+ * harness kind; with one also proves every reference passes with margin and
+ * every stub fails. */
+static int cmd_check_course(const Options *o) {
+    char *root = course_locate(o->course_dir);
+    if (!root) return fail_setup();
+    StrList problems = {0};
+    Course *c = course_load(root, &problems);
+    free(root);
+    if (!c) {
+        for (int i = 0; i < problems.count; i++) printf("%s\n", problems.items[i]);
+        printf("check-course: %d problem%s in the course files\n", problems.count, problems.count == 1 ? "" : "s");
+        strlist_free(&problems);
+        return EXIT_SETUP;
+    }
+    printf("course: %d chapters, %d exercises: YAML valid, files present\n", c->nchapters, c->nexercises);
+    Toolchain t;
+    if (toolchain_find(&t) < 0) {
+        course_free(c);
+        return fail_setup();
+    }
+    Workspace w;
+    if (workspace_open(c, o->workspace_dir, &w) < 0) {
+        toolchain_free(&t);
+        course_free(c);
+        return fail_setup();
+    }
+    int failures = 0;
+    char *hdir = path_join(c->root, "harness");
+    char *main_cu = path_join(hdir, "main.cu");
+    for (int i = 0; i < c->nexercises; i++) {
+        Exercise *e = &c->exercises[i];
+        char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
+        char *kind_cu = course_kind_path(c, e->kind);
+        const char *what[] = {"stub", "reference", "harness"};
+        for (int k = 0; k < 3; k++) {
+            const char *lib_src[] = {k == 0 ? stub : sol, NULL};
+            const char *harness_src[] = {main_cu, kind_cu, NULL};
+            char *out = k == 2 ? xprintf("%s/harness-%s", w.build, e->kind)
+                               : xprintf("%s/check-%s-%s.so", w.build, what[k], e->id);
+            char *log = NULL;
+            int rc = toolchain_build_cached(&t, k == 2 ? BUILD_HARNESS : BUILD_SHARED_LIB, k == 2 ? harness_src : lib_src,
+                                            out, k == 2 ? hdir : NULL, &log);
+            if (rc < 0) {
+                printf("%s: the %s does not compile:\n%s\n", e->id, what[k], log ? log : last_error());
+                failures++;
+            }
+            free(log);
+            free(out);
+        }
+        printf("%s %-18s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
+        free(stub), free(sol), free(kind_cu);
+    }
+    free(main_cu);
+    free(hdir);
+
+    GpuInfo gpu;
+    gpu_probe(&gpu);
+    if (failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
+    for (int i = 0; failures == 0 && gpu.count > 0 && i < c->nexercises; i++) {
+        Exercise *e = &c->exercises[i];
+        char *sol = course_solution_path(c, e), *stub = course_stub_path(c, e);
+        GradeResult ref, st;
+        GradeOptions ro = {.source = sol, .label = "check-reference"};
+        GradeOptions so = {.source = stub, .label = "check-stub"};
+        grade_exercise(c, &w, e, &ro, &ref);
+        grade_exercise(c, &w, e, &so, &st);
+        /* margin: the reference must clear its floors by 5% in the same run */
+        bool ref_ok = ref.verdict == V_PASS && ref.vs_reference >= e->floor_reference * 1.05 &&
+                      (e->floor_baseline == 0 || ref.vs_baseline >= e->floor_baseline * 1.05);
+        bool stub_fails = st.verdict != V_PASS && st.verdict != V_SETUP_ERROR && st.verdict != V_SKIPPED;
+        printf("%s %-18s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s\n", e->id, e->name,
+               ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_baseline, ref.gbps_student,
+               stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)");
+        if (!ref_ok) printf("    reference: %s: %s\n", verdict_title(ref.verdict), ref.reason);
+        if (!stub_fails) printf("    stub: %s: %s\n", verdict_title(st.verdict), st.reason);
+        failures += !ref_ok + !stub_fails;
+        grade_result_free(&ref);
+        grade_result_free(&st);
+        free(sol), free(stub);
+    }
+    printf("check-course: %s\n", failures ? "FAILED" : "ok");
+    workspace_free(&w);
+    toolchain_free(&t);
+    course_free(c);
+    return failures ? EXIT_SETUP : 0;
+}
+
+static void doctor_line(bool ok, const char *what, const char *detail, const char *fix) {
+    printf("%-8s %-12s %s\n", ok ? "ok" : "MISSING", what, detail);
+    if (!ok && fix) printf("%-8s %-12s fix: %s\n", "", "", fix);
+}
+
+static int cmd_doctor(const Options *o) {
+    int code = 0;
+    Toolchain t;
+    if (toolchain_find(&t) == 0) {
+        char *d = xprintf("%s (CUDA %s)", t.nvcc, t.version ? t.version : "unknown version");
+        doctor_line(true, "nvcc", d, NULL);
+        free(d);
+    } else {
+        doctor_line(false, "nvcc", "not found", "install the CUDA Toolkit and export PATH=/usr/local/cuda/bin:$PATH");
+        code = EXIT_SETUP;
+    }
+    GpuInfo g;
+    gpu_probe(&g);
+    char detail[512];
+    if (g.driver) snprintf(detail, sizeof detail, "CUDA driver API %d.%d", g.driver_version / 1000, g.driver_version % 1000 / 10);
+    doctor_line(g.driver, "driver", g.driver ? detail : g.why,
+                "install the NVIDIA driver (nvidia-smi should list your GPU)");
+    if (g.count > 0) {
+        snprintf(detail, sizeof detail, "%s, sm_%d%d, %d SMs, %d MHz max", g.name, g.cc_major, g.cc_minor, g.sm_count,
+                 g.clock_mhz);
+        doctor_line(true, "gpu", detail, NULL);
+        if (g.cc_major != 9)
+            printf("%-8s %-12s the course targets Hopper (sm_90a); this GPU cannot run its code\n", "WARNING", "");
+    } else {
+        doctor_line(false, "gpu", g.why, "grading needs an NVIDIA Hopper GPU (H100/H200); without one, grade compiles and skips");
+        if (code == 0) code = EXIT_SKIPPED;
+    }
+    char *cublas = t.cuda_home ? xprintf("%s/lib64/libcublas.so", t.cuda_home) : NULL;
+    bool have_cublas = cublas && access(cublas, F_OK) == 0;
+    doctor_line(have_cublas, "cuBLAS", have_cublas ? cublas : "not found in the toolkit",
+                "install the toolkit's cuBLAS (libcublas-dev or the full CUDA Toolkit)");
+    free(cublas);
+    char *cuobjdump = toolchain_tool(&t, "cuobjdump");
+    doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
+                "needed only to check required SASS instructions; it ships with the full CUDA Toolkit");
+    free(cuobjdump);
+    char *smi = proc_find_in_path("nvidia-smi");
+    if (smi && g.count > 0) {
+        const char *argv[] = {smi, "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,"
+                                   "clocks_throttle_reasons.active",
+                              "--format=csv,noheader", NULL};
+        ProcSpec spec = {.argv = argv, .timeout_s = 20, .capture_limit = 4096};
+        ProcResult res;
+        if (proc_run(&spec, &res) == 0) {
+            res.output[strcspn(res.output, "\n")] = '\0';
+            snprintf(detail, sizeof detail, "sm, max sm, mem, temp, power, throttle: %s", res.output);
+            doctor_line(res.exited && res.exit_code == 0, "clocks", detail, NULL);
+            proc_result_free(&res);
+        }
+    }
+    free(smi);
+    char *root = course_locate(o->course_dir);
+    if (root) {
+        StrList problems = {0};
+        Course *c = course_load(root, &problems);
+        snprintf(detail, sizeof detail, "%s (%s)", root, c ? "valid" : "has problems: run gpucourse check-course");
+        doctor_line(c != NULL, "course", detail, NULL);
+        if (!c) code = EXIT_SETUP;
+        course_free(c);
+        strlist_free(&problems);
+        free(root);
+    } else {
+        doctor_line(false, "course", last_error(), "run gpucourse where the course is, or give --course DIR");
+        code = EXIT_SETUP;
+    }
+    toolchain_free(&t);
+    return code;
+}
+
+static int cmd_start(Session *s) {
+    Exercise *next = next_exercise(s);
+    cmd_list(s);
+    if (next) {
+        char *file = workspace_exercise_path(&s->ws, next);
+        printf("\nEdit %s, then run: gpucourse grade %s\n", file, next->id);
+        free(file);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'}, {"seed", required_argument, NULL, 's'},
+        {"course", required_argument, NULL, 'c'}, {"workspace", required_argument, NULL, 'w'},
+        {"chapter", required_argument, NULL, 'C'}, {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+    };
+    Options o = {0};
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'f':
+            if (!strcmp(optarg, "text")) o.format = FORMAT_TEXT;
+            else if (!strcmp(optarg, "json")) o.format = FORMAT_JSON;
+            else if (!strcmp(optarg, "junit")) o.format = FORMAT_JUNIT;
+            else return fail_usage("unknown format '%s' (text, json or junit)", optarg);
+            break;
+        case 's': {
+            char *end;
+            o.seed = strtoull(optarg, &end, 10);
+            if (*end || !o.seed) return fail_usage("--seed takes a positive number, not '%s'", optarg);
+            break;
+        }
+        case 'c': o.course_dir = optarg; break;
+        case 'w': o.workspace_dir = optarg; break;
+        case 'C': {
+            char *end;
+            o.chapter = (int)strtol(optarg, &end, 10);
+            if (*end || o.chapter < 1) return fail_usage("--chapter takes a chapter number, not '%s'", optarg);
+            break;
+        }
+        case 'a': o.all = true; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        case 'V': printf("gpucourse %s\n", GPUCOURSE_VERSION); return 0;
+        default: return fail_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    const char *cmd = optind < argc ? argv[optind] : NULL;
+    const char *arg = optind + 1 < argc ? argv[optind + 1] : NULL;
+    int extra = argc - optind;
+
+    if (cmd && !strcmp(cmd, "doctor")) return cmd_doctor(&o);
+    if (cmd && !strcmp(cmd, "check-course")) return cmd_check_course(&o);
+
+    static const struct {
+        const char *name;
+        int args; /* 1: needs EX */
+    } commands[] = {{"list", 0}, {"show", 1}, {"grade", 1}, {"hint", 1}, {"solution", 1}, {"reset", 1}, {"progress", 0}};
+    int which = -1;
+    for (size_t i = 0; cmd && i < ARRAY_SIZE(commands); i++)
+        if (!strcmp(cmd, commands[i].name)) which = (int)i;
+    if (cmd && which < 0) return fail_usage("unknown command '%s'", cmd);
+    bool grade_many = which == 2 && (o.all || o.chapter);
+    if (which >= 0 && commands[which].args && !arg && !grade_many)
+        return fail_usage("'%s' needs an exercise, like ex01", cmd);
+    if (which >= 0 && extra > 1 + (commands[which].args && !grade_many))
+        return fail_usage("too many arguments for '%s'", cmd);
+    if (which != 2 && (o.all || o.chapter)) return fail_usage("%s", "--all and --chapter go with grade");
+
+    Session s;
+    int rc = session_open(&o, &s, true);
+    if (rc) {
+        session_close(&s);
+        return rc;
+    }
+    if (!cmd) rc = cmd_start(&s);
+    else if (!strcmp(cmd, "list")) rc = cmd_list(&s);
+    else if (!strcmp(cmd, "show")) rc = cmd_show(&s, arg);
+    else if (!strcmp(cmd, "grade")) rc = cmd_grade(&s, &o, arg);
+    else if (!strcmp(cmd, "hint")) rc = cmd_hint(&s, arg);
+    else if (!strcmp(cmd, "solution")) rc = cmd_solution(&s, arg);
+    else if (!strcmp(cmd, "reset")) rc = cmd_reset(&s, arg);
+    else rc = cmd_progress(&s);
+    session_close(&s);
+    return rc;
+}

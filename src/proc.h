@@ -1,0 +1,44 @@
+/* The one way gpucourse runs another program (nvcc, the harness, nm,
+ * cuobjdump): fork and exec of an argv array (never a shell string), in its
+ * own process group so a timeout or Ctrl-C ends the whole group, stdout and
+ * stderr captured together up to a cap, and optionally a private result pipe
+ * at a fixed descriptor in the child. */
+#ifndef GPUCOURSE_PROC_H
+#define GPUCOURSE_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    const char *const *argv;      /* argv[0] is looked up in PATH */
+    const char *const *env;       /* extra "NAME=value" entries, NULL-terminated, or NULL */
+    double timeout_s;             /* 0: none */
+    size_t capture_limit;         /* bytes of output kept; the rest is read and counted */
+    int result_fd;                /* >2: a pipe at this descriptor in the child */
+    /* Called with every piece of output as it arrives (live logs), or NULL. */
+    void (*on_output)(const char *data, size_t len, void *ctx);
+    void *ctx;
+} ProcSpec;
+
+typedef struct {
+    bool exited;          /* exited normally: exit_code is valid */
+    int exit_code;
+    int signal;           /* killed by this signal (when !exited) */
+    bool timed_out;       /* we killed it at the timeout */
+    bool interrupted;     /* we killed it because we got SIGINT/SIGTERM/SIGHUP */
+    char *output;         /* captured stdout+stderr, NUL-terminated */
+    size_t output_len;
+    size_t output_dropped; /* bytes beyond capture_limit */
+    char *results;        /* what the child wrote to result_fd, NUL-terminated */
+    double wall_s;
+} ProcResult;
+
+/* Returns 0 when the program ran (whatever its outcome), -1 with error set
+ * when it could not be started (not found, not executable). */
+int proc_run(const ProcSpec *spec, ProcResult *res);
+void proc_result_free(ProcResult *res);
+
+/* Finds a program in PATH; returns a malloc'd path or NULL. */
+char *proc_find_in_path(const char *name);
+
+#endif

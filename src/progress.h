@@ -1,0 +1,49 @@
+/* The student's progress: one YAML file per workspace, an entry per exercise
+ * id. Written atomically (temp file, fsync, rename) under an exclusive lock,
+ * so two gpucourse processes never lose each other's updates. A damaged file
+ * is moved aside and reported, never silently replaced. */
+#ifndef GPUCOURSE_PROGRESS_H
+#define GPUCOURSE_PROGRESS_H
+
+#include "util.h"
+
+enum { PROGRESS_VERSION = 1 };
+
+/* In order: a status never goes down (last_verdict says what happened last). */
+typedef enum { ST_NOT_STARTED, ST_ATTEMPTED, ST_COMPILES, ST_CORRECT, ST_PASSED, ST_COUNT } ExStatus;
+
+typedef struct {
+    char id[32];
+    ExStatus status;
+    int attempts;
+    int hints_seen;
+    double best_vs_reference; /* 0 until a timed, correct run */
+    double best_vs_baseline;
+    char last_verdict[32];
+    char first_attempt[40], last_attempt[40], passed_at[40];
+} ExProgress;
+
+typedef struct {
+    ExProgress *items;
+    int count;
+    char *notice; /* set when the file was damaged and moved aside: tell the user */
+} Progress;
+
+const char *status_name(ExStatus s);  /* "not started", "attempted", ... */
+const char *status_key(ExStatus s);   /* as stored: not_started, attempted, ... */
+
+/* Missing file: empty progress. Damaged file: moved aside, notice set, empty
+ * progress, returns 0. Returns -1 (error set) only when the file cannot be
+ * read or is from a newer gpucourse. */
+int progress_load(const char *path, Progress *p);
+int progress_save(const char *path, const Progress *p);
+void progress_free(Progress *p);
+
+/* The entry for id; created when create is true, else NULL when absent. */
+ExProgress *progress_get(Progress *p, const char *id, bool create);
+
+/* Locked read-modify-write: loads, calls change(p, ctx), saves. A notice
+ * about a damaged file is returned through *notice (malloc'd) if not NULL. */
+int progress_update(const char *path, void (*change)(Progress *, void *), void *ctx, char **notice);
+
+#endif

@@ -1,0 +1,250 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char last_error_buf[2048];
+
+int error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error_buf, sizeof last_error_buf, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *last_error(void) { return last_error_buf[0] ? last_error_buf : "unknown error"; }
+
+static void out_of_memory(void) {
+    fputs("gpucourse: out of memory\n", stderr);
+    abort();
+}
+
+void *xmalloc(size_t size) {
+    void *p = malloc(size ? size : 1);
+    if (!p) out_of_memory();
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory();
+    return p;
+}
+
+void *xrealloc(void *p, size_t size) {
+    p = realloc(p, size ? size : 1);
+    if (!p) out_of_memory();
+    return p;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n) {
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xprintf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s;
+    if (vasprintf(&s, fmt, ap) < 0) out_of_memory();
+    va_end(ap);
+    return s;
+}
+
+void sb_add(StrBuf *sb, const char *data, size_t len) {
+    if (sb->len + len + 1 > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 256;
+        while (cap < sb->len + len + 1) cap *= 2;
+        sb->buf = xrealloc(sb->buf, cap);
+        sb->cap = cap;
+    }
+    memcpy(sb->buf + sb->len, data, len);
+    sb->len += len;
+    sb->buf[sb->len] = '\0';
+}
+
+void sb_puts(StrBuf *sb, const char *s) { sb_add(sb, s, strlen(s)); }
+
+void sb_printf(StrBuf *sb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) out_of_memory();
+    sb_add(sb, s, (size_t)n);
+    free(s);
+}
+
+char *sb_take(StrBuf *sb) {
+    char *s = sb->buf ? sb->buf : xstrdup("");
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return s;
+}
+
+void sb_free(StrBuf *sb) {
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void strlist_add(StrList *l, const char *s) {
+    l->items = xrealloc(l->items, sizeof(char *) * (size_t)(l->count + 1));
+    l->items[l->count++] = xstrdup(s);
+}
+
+void strlist_free(StrList *l) {
+    for (int i = 0; i < l->count; i++) free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = 0;
+}
+
+char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    StrBuf sb = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_add(&sb, chunk, n);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        sb_free(&sb);
+        error("cannot read '%s'", path);
+        return NULL;
+    }
+    if (len) *len = sb.len;
+    return sb_take(&sb);
+}
+
+bool file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool dir_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int make_dirs(const char *path) {
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+            error("cannot create directory '%s': %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    int rc = 0;
+    if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = error("cannot create directory '%s': %s", p, strerror(errno));
+    free(p);
+    return rc;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len) {
+    char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        error("cannot write '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    int failed = done != len || fsync(fd) < 0;
+    int saved = errno;
+    if (close(fd) < 0) failed = 1;
+    if (failed || rename(tmp, path) < 0) {
+        if (!failed) saved = errno;
+        unlink(tmp);
+        error("cannot write '%s': %s", path, strerror(saved));
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    /* make the rename itself durable */
+    char *dir = path_dirname(path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
+    return 0;
+}
+
+int copy_file(const char *from, const char *to) {
+    size_t len;
+    char *data = read_file(from, &len);
+    if (!data) return -1;
+    int rc = write_file_atomic(to, data, len);
+    free(data);
+    return rc;
+}
+
+char *path_join(const char *dir, const char *name) {
+    if (name[0] == '/' || !dir[0]) return xstrdup(name);
+    size_t n = strlen(dir);
+    return xprintf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
+}
+
+char *path_dirname(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return xstrdup(".");
+    if (slash == path) return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+uint64_t hash_bytes(uint64_t h, const void *data, size_t len) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+uint64_t hash_str(uint64_t h, const char *s) { return hash_bytes(h, s, strlen(s) + 1); }
+
+void now_iso8601(char *buf, size_t size) {
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    char zone[8];
+    strftime(zone, sizeof zone, "%z", &tm); /* +0100 -> +01:00 */
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    size_t n = strlen(buf);
+    if (strlen(zone) == 5) snprintf(buf + n, size - n, "%.3s:%s", zone, zone + 3);
+}
+
+double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

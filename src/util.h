@@ -1,0 +1,70 @@
+/* Small helpers shared by every part: the error convention, memory, strings,
+ * files and paths. */
+#ifndef GPUCOURSE_UTIL_H
+#define GPUCOURSE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+
+/* The error convention: a failing function calls error() to record what went
+ * wrong ("cannot open 'x': No such file or directory", lowercase, no full
+ * stop) and returns its result, -1. The caller that talks to the user shows
+ * last_error(). Only the most recent message is kept. */
+int error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+const char *last_error(void);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* A growable string. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} StrBuf;
+
+void sb_add(StrBuf *sb, const char *data, size_t len);
+void sb_puts(StrBuf *sb, const char *s);
+void sb_printf(StrBuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+char *sb_take(StrBuf *sb); /* the string (never NULL); sb is empty again */
+void sb_free(StrBuf *sb);
+
+/* A list of owned strings. */
+typedef struct {
+    char **items;
+    int count;
+} StrList;
+
+void strlist_add(StrList *l, const char *s);
+void strlist_free(StrList *l);
+
+/* Files. read_file returns NULL (error set) when the file cannot be read. */
+char *read_file(const char *path, size_t *len);
+bool file_exists(const char *path);
+bool dir_exists(const char *path);
+int make_dirs(const char *path); /* mkdir -p */
+/* Writes through a temporary file, fsync and rename: readers see the old
+ * contents or the new, never half. */
+int write_file_atomic(const char *path, const char *data, size_t len);
+int copy_file(const char *from, const char *to);
+char *path_join(const char *dir, const char *name);
+char *path_dirname(const char *path);
+
+/* FNV-1a, for build stamps. */
+uint64_t hash_bytes(uint64_t h, const void *data, size_t len);
+uint64_t hash_str(uint64_t h, const char *s);
+#define HASH_INIT 0xcbf29ce484222325ull
+
+/* Local time as 2026-11-22T10:04:05+01:00. */
+void now_iso8601(char *buf, size_t size);
+double now_seconds(void); /* monotonic */
+
+#endif
