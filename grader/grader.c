@@ -28,7 +28,7 @@ static const struct {
     [V_RUNTIME_ERROR] = {"runtime_error", "runtime error", EXIT_RUNTIME},
     [V_TIMEOUT] = {"timeout", "timeout", EXIT_RUNTIME},
     [V_REQUIREMENT] = {"requirement_not_met", "requirement not met", EXIT_REQUIREMENT},
-    [V_SKIPPED] = {"skipped", "skipped (no GPU)", EXIT_SKIPPED},
+    [V_SKIPPED] = {"skipped", "skipped", EXIT_SKIPPED},
     [V_INTERRUPTED] = {"interrupted", "interrupted", EXIT_INTERRUPTED},
     [V_SETUP_ERROR] = {"setup_error", "setup error", EXIT_SETUP},
 };
@@ -343,13 +343,14 @@ static void run_harness(const Exercise *e, const char *harness, const char *stud
     snprintf(nonce, sizeof nonce, "%llx%llx", fresh_seed(), fresh_seed());
     char *nonce_env = xprintf("GPUCOURSE_NONCE=%s", nonce);
     const char *env[] = {nonce_env, NULL};
-    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = e->timeout_s, .capture_limit = OUTPUT_LIMIT,
+    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = o && o->timeout_s ? o->timeout_s : e->timeout_s,
+                     .capture_limit = OUTPUT_LIMIT,
                      .result_fd = RESULT_FD, .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
     ProcResult res;
     if (proc_run(&spec, &res) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
     } else {
-        RunStatus st = {res.exited, res.exit_code, res.signal, res.timed_out, res.interrupted, e->timeout_s};
+        RunStatus st = {res.exited, res.exit_code, res.signal, res.timed_out, res.interrupted, (int)spec.timeout_s};
         r->program_output = xstrdup(res.output);
         r->output_dropped = res.output_dropped;
         grade_decide(r, e, &st, res.results, nonce);

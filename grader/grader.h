@@ -100,6 +100,7 @@ typedef struct {
     unsigned long long seed;    /* 0: a fresh random seed */
     const char *source;         /* grade this file instead of the student's (check-course) */
     const char *label;          /* names the built library when source is given */
+    int timeout_s;              /* 0: the exercise's own */
     /* live log of compiling and running, or NULL */
     void (*on_output)(const char *data, size_t len, void *ctx);
     void (*on_phase)(const char *phase, void *ctx); /* "compiling", "running" */

@@ -54,8 +54,10 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         print_indented(out, r->program_output, SHOWN_OUTPUT_LINES, r->output_dropped);
     }
     for (int i = 0; i < r->notes.count; i++) fprintf(out, "  note       %s\n", r->notes.items[i]);
-    const char *word = r->verdict == V_PASS ? "PASS" : r->verdict == V_SKIPPED ? "SKIPPED" : "FAIL";
-    fprintf(out, "%s %s: %s: %s\n", word, e->id, verdict_title(r->verdict), r->reason);
+    if (r->verdict == V_PASS || r->verdict == V_SKIPPED)
+        fprintf(out, "%s %s: %s\n", r->verdict == V_PASS ? "PASS" : "SKIPPED", e->id, r->reason);
+    else
+        fprintf(out, "FAIL %s: %s: %s\n", e->id, verdict_title(r->verdict), r->reason);
 }
 
 void json_string(FILE *out, const char *s) {

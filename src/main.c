@@ -41,6 +41,7 @@ static const char usage_text[] =
     "options:\n"
     "  --format text|json|junit   output of grade (default text)\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
+    "  --timeout S                seconds one grading run may take (default: the exercise's)\n"
     "  --course DIR               the course (default: ., $GPUCOURSE_COURSE, or installed)\n"
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
     "  -h, --help                 this help\n"
@@ -56,6 +57,7 @@ typedef struct {
     const char *workspace_dir;
     ReportFormat format;
     unsigned long long seed;
+    int timeout_s;
     int chapter; /* 1-based; 0 none */
     bool all;
 } Options;
@@ -288,7 +290,7 @@ static int cmd_grade(Session *s, const Options *o, const char *key) {
     GradeResult *rs = xcalloc((size_t)count, sizeof *rs);
     int graded = 0;
     for (int i = 0; i < count; i++) {
-        GradeOptions go = {.seed = o->seed, .on_phase = on_phase, .ctx = (void *)list[i]};
+        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = on_phase, .ctx = (void *)list[i]};
         grade_exercise(s->course, &s->ws, list[i], &go, &rs[i]);
         graded++;
         char *notice = NULL;
@@ -493,6 +495,7 @@ static int cmd_start(Session *s) {
 int main(int argc, char **argv) {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"seed", required_argument, NULL, 's'},
+        {"timeout", required_argument, NULL, 't'},
         {"course", required_argument, NULL, 'c'}, {"workspace", required_argument, NULL, 'w'},
         {"chapter", required_argument, NULL, 'C'}, {"all", no_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
@@ -512,6 +515,13 @@ int main(int argc, char **argv) {
             char *end;
             o.seed = strtoull(optarg, &end, 10);
             if (*end || !o.seed) return fail_usage("--seed takes a positive number, not '%s'", optarg);
+            break;
+        }
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 3600) return fail_usage("--timeout takes seconds (1 to 3600), not '%s'", optarg);
+            o.timeout_s = (int)v;
             break;
         }
         case 'c': o.course_dir = optarg; break;

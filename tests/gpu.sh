@@ -1,0 +1,74 @@
+#!/bin/sh
+# The GPU tests (make test-gpu), run on an H100/H200. They print TAP and end
+# with "N passed, N failed, N skipped"; without a GPU everything is skipped
+# with the reason.
+#
+#  1. check-course: every reference passes its floors with margin, every stub fails
+#  2. each solution in tests/gpu/ gets the verdict and exit code in its first line
+#  3. the no-GPU path with GPUCOURSE_NO_GPU=1
+#  4. the wall time of `gpucourse grade` once the harness is built
+cd "$(dirname "$0")/.." || exit 1
+GC=$PWD/build/gpucourse
+WS=$(mktemp -d /tmp/gpucourse-gpu-XXXXXX)
+export GPUCOURSE_WORKSPACE=$WS GPUCOURSE_COURSE=$PWD
+LOG=${GPU_TEST_LOG:-$WS/log}
+n=0 pass=0 fail=0 skip=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+
+if ! "$GC" doctor >"$WS/doctor" 2>&1; then
+    cat "$WS/doctor"
+    echo "not ok 1 # SKIP no usable GPU: $(grep -m1 MISSING "$WS/doctor")"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+cat "$WS/doctor"
+
+echo "# check-course (compiles everything, grades every reference and stub)"
+if "$GC" check-course >"$WS/check" 2>&1; then ok "check-course"; else not_ok "check-course"; fi
+sed 's/^/# /' "$WS/check"
+cp "$WS/check" "$LOG.check-course" 2>/dev/null
+
+for f in tests/gpu/*.cu; do
+    name=$(basename "$f" .cu)
+    ex=${name%%_*}
+    set -- $(sed -n '1s#^// expect: \([0-9]*\) \([a-z_]*\).*#\1 \2#p' "$f")
+    want_code=$1 want_verdict=$2
+    target=$(ls "$WS/exercises/${ex}_"*.cu | head -1)
+    cp "$f" "$target"
+    "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"
+    code=$?
+    verdict=$(sed -n 's/.*"verdict": "\([a-z_]*\)".*/\1/p' "$WS/$name.json" | head -1)
+    if [ "$code" = "$want_code" ] && [ "$verdict" = "$want_verdict" ]; then
+        ok "$name: $verdict, exit $code"
+    else
+        not_ok "$name: want $want_verdict/$want_code, got $verdict/$code"
+        sed 's/^/# /' "$WS/$name.json" "$WS/$name.err" | head -40
+    fi
+    "$GC" reset "$ex" >/dev/null
+done
+
+GPUCOURSE_NO_GPU=1 "$GC" grade ex01 >"$WS/nogpu" 2>&1
+code=$?
+if [ $code = 77 ] && grep -q "^SKIPPED ex01: no GPU" "$WS/nogpu"; then ok "no-GPU path: exit 77"; else not_ok "no-GPU path: exit $code"; cat "$WS/nogpu"; fi
+
+echo "# wall time of 'gpucourse grade ex01' (reference as the student's file, harness built)"
+cp solutions/ex01_vector_add.cu "$WS/exercises/ex01_vector_add.cu"
+"$GC" grade ex01 >/dev/null 2>&1
+times=""
+for i in 1 2 3 4 5; do
+    t0=$(date +%s.%N)
+    "$GC" grade ex01 >"$WS/timed" 2>&1
+    code=$?
+    t1=$(date +%s.%N)
+    times="$times $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
+done
+median=$(printf '%s\n' $times | sort -n | sed -n 3p)
+echo "# grade ex01 wall times (s):$times; median $median"
+if [ $code = 0 ]; then ok "grade ex01 with the reference passes (median wall $median s)"; else not_ok "grade ex01 with the reference: exit $code"; cat "$WS/timed"; fi
+sed 's/^/# /' "$WS/timed"
+
+echo "1..$n"
+rm -rf "$WS"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
