@@ -390,6 +390,7 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
     // Correctness at the timed size comes first: a wrong answer is not timed.
     problem_fill(p, seed);
     Scalars s = scalars_for(seed);
+    problem_prepare(p, REFERENCE);
     run_checked(p, REFERENCE, s);
     problem_prepare(p, STUDENT);
     run_checked(p, STUDENT, s);

@@ -346,7 +346,7 @@ static int cmd_check_course(const Options *o) {
         course_free(c);
         return fail_setup();
     }
-    int failures = 0;
+    int failures = 0, gpu_failures = 0;
     char *hdir = path_join(c->root, "harness");
     char *main_cu = path_join(hdir, "main.cu");
     for (int i = 0; i < c->nexercises; i++) {
@@ -378,7 +378,7 @@ static int cmd_check_course(const Options *o) {
     GpuInfo gpu;
     gpu_probe(&gpu);
     if (failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
-    for (int i = 0; failures == 0 && gpu.count > 0 && i < c->nexercises; i++) {
+    for (int i = 0; failures == 0 && gpu.count > 0 && i < c->nexercises; i++) { /* every exercise, also after a failure */
         Exercise *e = &c->exercises[i];
         char *sol = course_solution_path(c, e), *stub = course_stub_path(c, e);
         GradeResult ref, st;
@@ -395,11 +395,12 @@ static int cmd_check_course(const Options *o) {
                stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)");
         if (!ref_ok) printf("    reference: %s: %s\n", verdict_title(ref.verdict), ref.reason);
         if (!stub_fails) printf("    stub: %s: %s\n", verdict_title(st.verdict), st.reason);
-        failures += !ref_ok + !stub_fails;
+        gpu_failures += !ref_ok + !stub_fails;
         grade_result_free(&ref);
         grade_result_free(&st);
         free(sol), free(stub);
     }
+    failures += gpu_failures;
     printf("check-course: %s\n", failures ? "FAILED" : "ok");
     workspace_free(&w);
     toolchain_free(&t);

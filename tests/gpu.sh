@@ -39,8 +39,9 @@ for f in tests/gpu/*.cu; do
     "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"
     code=$?
     verdict=$(sed -n 's/.*"verdict": "\([a-z_]*\)".*/\1/p' "$WS/$name.json" | head -1)
+    ratios=$(grep -o '"vs_reference": [0-9.]*, "vs_baseline": [0-9.]*' "$WS/$name.json" | tr -d '"')
     if [ "$code" = "$want_code" ] && [ "$verdict" = "$want_verdict" ]; then
-        ok "$name: $verdict, exit $code"
+        ok "$name: $verdict, exit $code${ratios:+ ($ratios)}"
     else
         not_ok "$name: want $want_verdict/$want_code, got $verdict/$code"
         sed 's/^/# /' "$WS/$name.json" "$WS/$name.err" | head -40
