@@ -390,9 +390,11 @@ static int cmd_check_course(const Options *o) {
         bool ref_ok = ref.verdict == V_PASS && ref.vs_reference >= e->floor_reference * 1.05 &&
                       (e->floor_baseline == 0 || ref.vs_baseline >= e->floor_baseline * 1.05);
         bool stub_fails = st.verdict != V_PASS && st.verdict != V_SETUP_ERROR && st.verdict != V_SKIPPED;
-        printf("%s %-18s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s\n", e->id, e->name,
+        char stub_ratio[48] = "";
+        if (st.timed) snprintf(stub_ratio, sizeof stub_ratio, " (%.2fx ref)", st.vs_reference);
+        printf("%s %-18s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
                ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_baseline, ref.gbps_student,
-               stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)");
+               stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
         if (!ref_ok) printf("    reference: %s: %s\n", verdict_title(ref.verdict), ref.reason);
         if (!stub_fails) printf("    stub: %s: %s\n", verdict_title(st.verdict), st.reason);
         gpu_failures += !ref_ok + !stub_fails;

@@ -1,4 +1,4 @@
-// expect: 0 pass -- one group per warp with __ballot_sync, the simplest right answer, must pass the floors
+// expect: 2 too_slow -- one load per thread, one group per warp: correct, but too few bytes in flight
 #include <cuda_runtime.h>
 __global__ void count(const int* __restrict__ x, int* __restrict__ counts, int n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
