@@ -80,6 +80,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
     else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
     else if (!strcmp(key, "bytes")) r->bytes = strtod(val, NULL);
+    else if (!strcmp(key, "library")) snprintf(r->library_name, sizeof r->library_name, "%s", val);
     else if (!strcmp(key, "check") && r->nchecks < MAX_CHECKS) {
         CheckResult *c = &r->checks[r->nchecks++];
         char status[8] = "";
@@ -95,6 +96,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
             if (!strcmp(who, "student")) r->student = t;
             else if (!strcmp(who, "reference")) r->reference = t;
             else if (!strcmp(who, "baseline")) r->baseline = t;
+            else if (!strcmp(who, "library")) r->library = t;
         }
     } else if (!strcmp(key, "error")) {
         const char *sep = strchr(val, ':');
@@ -124,6 +126,7 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     free(copy);
     r->floor_reference = e->floor_reference;
     r->floor_baseline = e->floor_baseline;
+    r->floor_library = e->floor_library;
     bool any_wrong = false;
     for (int i = 0; i < r->nchecks; i++) any_wrong |= !r->checks[i].ok;
 
@@ -184,6 +187,10 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     r->gbps_student = r->bytes / (r->student.median_ms * 1e6);
     r->gbps_reference = r->bytes / (r->reference.median_ms * 1e6);
     r->gbps_baseline = r->bytes / (r->baseline.median_ms * 1e6);
+    if (r->library.samples) {
+        r->vs_library = r->library.median_ms / r->student.median_ms;
+        r->gbps_library = r->bytes / (r->library.median_ms * 1e6);
+    }
     if (r->vs_baseline > IMPLAUSIBLE_VS_BASELINE) {
         set_verdict(r, V_WRONG,
                     "%.0f GB/s is %.1fx the copy bandwidth measured in the same run: faster than the memory "
@@ -191,13 +198,19 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                     r->gbps_student, r->vs_baseline);
         return;
     }
-    bool slow_ref = r->vs_reference < e->floor_reference;
-    bool slow_base = e->floor_baseline > 0 && r->vs_baseline < e->floor_baseline;
-    if (slow_ref || slow_base) {
-        set_verdict(r, V_SLOW, "correct, but %s %.2fx %s (floor %.2fx)", "your kernel reaches",
-                    slow_ref ? r->vs_reference : r->vs_baseline,
-                    slow_ref ? "of the reference's throughput" : "of the copy bandwidth",
-                    slow_ref ? e->floor_reference : e->floor_baseline);
+    if (r->vs_reference < e->floor_reference) {
+        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the reference's throughput (floor %.2fx)",
+                    r->vs_reference, e->floor_reference);
+        return;
+    }
+    if (e->floor_baseline > 0 && r->vs_baseline < e->floor_baseline) {
+        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the copy bandwidth (floor %.2fx)",
+                    r->vs_baseline, e->floor_baseline);
+        return;
+    }
+    if (e->floor_library > 0 && r->library.samples && r->vs_library < e->floor_library) {
+        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput (floor %.2fx)",
+                    r->vs_library, r->library_name, e->floor_library);
         return;
     }
     set_verdict(r, V_PASS, "correct, and %.2fx the reference's throughput (floor %.2fx)", r->vs_reference,
@@ -368,6 +381,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     r->seed = o && o->seed ? o->seed : fresh_seed();
     r->floor_reference = e->floor_reference;
     r->floor_baseline = e->floor_baseline;
+    r->floor_library = e->floor_library;
     Toolchain t;
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);

@@ -71,9 +71,11 @@ typedef struct {
     bool timed;                 /* the timing lines were there */
     double bytes;
     Timing student, reference, baseline;
-    double vs_reference, vs_baseline;       /* throughput ratios */
-    double gbps_student, gbps_reference, gbps_baseline;
-    double floor_reference, floor_baseline;
+    Timing library;             /* samples == 0 when the kind has no library baseline */
+    char library_name[64];      /* "CUB DeviceScan::InclusiveSum" */
+    double vs_reference, vs_baseline, vs_library;   /* throughput ratios */
+    double gbps_student, gbps_reference, gbps_baseline, gbps_library;
+    double floor_reference, floor_baseline, floor_library;
     StrList notes;              /* things skipped or worth knowing */
     double wall_s;
 } GradeResult;

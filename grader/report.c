@@ -45,8 +45,15 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         fprintf(out, "             reference %9.3f ms  %7.0f GB/s\n", r->reference.median_ms, r->gbps_reference);
         fprintf(out, "             copy      %9.3f ms  %7.0f GB/s   (median of %d, same run)\n",
                 r->baseline.median_ms, r->gbps_baseline, r->student.samples);
+        if (r->library.samples)
+            fprintf(out, "             library   %9.3f ms  %7.0f GB/s   (%s)\n", r->library.median_ms, r->gbps_library,
+                    r->library_name);
         fprintf(out, "  ratios     you/reference %.2f (floor %.2f)", r->vs_reference, r->floor_reference);
         if (r->floor_baseline > 0) fprintf(out, "   you/copy %.2f (floor %.2f)", r->vs_baseline, r->floor_baseline);
+        if (r->library.samples) {
+            fprintf(out, "   you/library %.2f", r->vs_library);
+            if (r->floor_library > 0) fprintf(out, " (floor %.2f)", r->floor_library);
+        }
         fputc('\n', out);
     }
     if (r->program_output && (r->program_output[0] || r->output_dropped)) {
@@ -130,6 +137,14 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
         json_timing(out, "reference", &r->reference, r->gbps_reference);
         fputs(", ", out);
         json_timing(out, "baseline", &r->baseline, r->gbps_baseline);
+        if (r->library.samples) {
+            fputs(", ", out);
+            json_timing(out, "library", &r->library, r->gbps_library);
+            fputs(", \"library_name\": ", out);
+            json_string(out, r->library_name);
+            fputs(", \"vs_library\": ", out);
+            json_number(out, r->vs_library);
+        }
         fputs(", \"vs_reference\": ", out);
         json_number(out, r->vs_reference);
         fputs(", \"vs_baseline\": ", out);
@@ -142,6 +157,8 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     json_number(out, r->floor_reference);
     fputs(", \"baseline\": ", out);
     json_number(out, r->floor_baseline);
+    fputs(", \"library\": ", out);
+    json_number(out, r->floor_library);
     fputs("},\n     \"compile_log\": ", out);
     json_string(out, r->compile_log);
     fputs(", \"program_output\": ", out);

@@ -14,6 +14,14 @@
 enum ElemType { ELEM_F32, ELEM_I32 };
 enum ArrayRole { ROLE_IN, ROLE_OUT, ROLE_INOUT };
 
+// How the absolute tolerance of a float output grows: sums of many terms
+// carry rounding error that grows like the square root of their count.
+enum TolScale {
+    TOL_FLAT,         // abs as given
+    TOL_SQRT_INDEX,   // abs * sqrt(i + 1): element i of a prefix sum
+    TOL_SQRT_LENGTH,  // abs * sqrt(d[0]): a sum over all d[0] inputs
+};
+
 // The kind's size arguments as given in the exercise's YAML (n, or rows and cols).
 struct Dims {
     int count;
@@ -27,6 +35,7 @@ struct ArraySpec {
     size_t (*length)(const Dims &);    // elements for these sizes
     double lo, hi;                     // inputs are uniform in [lo, hi] (ints inclusive)
     int row_major_2d;                  // nonzero: report mismatches as name[r][c], cols = d[1]
+    TolScale tol_scale;                // float outputs only
 };
 
 // Scalars passed to solve (alpha, a, b, ...) are chosen by the kind from the
@@ -50,6 +59,11 @@ struct KindDef {
     // Computes the outputs (ROLE_OUT and ROLE_INOUT) on the host from host copies
     // of the inputs; INOUT arrays hold their input values on entry.
     void (*reference)(void *const *arrays, const Dims &, const Scalars &);
+    // Optional: the vendor library doing the same job (CUB, cuBLAS), timed in
+    // the same run as a second baseline. Same arrays as `call`. May allocate
+    // its scratch space on the first call (the first calls are untimed).
+    const char *library_name;
+    void (*library)(void *const *arrays, const Dims &, const Scalars &);
 };
 
 // Every kind file defines exactly this object.

@@ -95,10 +95,17 @@ __global__ void fill_kernel(void *p, size_t n, int is_int, uint64_t key, double 
     }
 }
 
+__host__ __device__ static inline double tol_factor(int scale, size_t i, long long length) {
+    if (scale == TOL_SQRT_INDEX) return sqrt((double)i + 1.0);
+    if (scale == TOL_SQRT_LENGTH) return sqrt((double)(length > 0 ? length : 1));
+    return 1.0;
+}
+
 // Counts elements where `got` differs from `want` beyond the tolerance and
 // remembers the first such index.
 __global__ void compare_kernel(const void *got, const void *want, size_t n, int is_int, float rel,
-                               float abs_tol, unsigned long long *count, unsigned long long *first) {
+                               float abs_tol, int scale, long long length, unsigned long long *count,
+                               unsigned long long *first) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
         bool bad;
@@ -106,7 +113,8 @@ __global__ void compare_kernel(const void *got, const void *want, size_t n, int 
             bad = ((const int *)got)[i] != ((const int *)want)[i];
         } else {
             float g = ((const float *)got)[i], w = ((const float *)want)[i];
-            bad = !(fabsf(g - w) <= abs_tol + rel * fabsf(w));  // NaN is bad
+            float tol = abs_tol * (float)tol_factor(scale, i, length) + rel * fabsf(w);
+            bad = !(fabsf(g - w) <= tol);  // NaN is bad
         }
         if (bad) {
             atomicAdd(count, 1ull);
@@ -124,8 +132,10 @@ static size_t elem_size(ElemType t) { return t == ELEM_I32 ? 4 : 4; }
 
 // ---------------------------------------------------------------- problems
 
-enum { STUDENT, REFERENCE, CONTESTANTS };
-static const char *contestant_name[] = {"student", "reference", "baseline"};
+// Who runs: the student, the reference, the vendor library (kinds that name
+// one) with their own outputs, and the device-to-device copy (COPY).
+enum { STUDENT, REFERENCE, LIBRARY, CONTESTANTS, COPY = CONTESTANTS };
+static const char *contestant_name[] = {"student", "reference", "library", "baseline"};
 
 // One problem instance on the device. Inputs are shared by the contestants;
 // each contestant writes its own outputs, so that the student's output can be
@@ -139,6 +149,8 @@ struct Problem {
 
 static size_t bytes_of(const ArraySpec &a, size_t n) { return n * elem_size(a.type); }
 
+static bool takes_part(int c) { return c != LIBRARY || kind.library; }
+
 static void problem_alloc(Problem &p, const Dims &dims) {
     memset(&p, 0, sizeof p);
     p.dims = dims;
@@ -148,7 +160,8 @@ static void problem_alloc(Problem &p, const Dims &dims) {
         size_t bytes = std::max<size_t>(bytes_of(a, p.len[i]), 4);
         if (a.role != ROLE_OUT) CK(cudaMalloc(&p.input[i], bytes));
         if (a.role != ROLE_IN)
-            for (int c = 0; c < CONTESTANTS; c++) CK(cudaMalloc(&p.own[c][i], bytes));
+            for (int c = 0; c < CONTESTANTS; c++)
+                if (takes_part(c)) CK(cudaMalloc(&p.own[c][i], bytes));
     }
 }
 
@@ -213,11 +226,12 @@ static void value_text(ElemType t, const void *base, size_t i, char *buf, size_t
         snprintf(buf, size, "%.9g", (double)((const float *)base)[i]);
 }
 
-static bool values_match(ElemType t, const void *got, const void *want, size_t i, double rel,
-                         double abs_tol) {
-    if (t == ELEM_I32) return ((const int *)got)[i] == ((const int *)want)[i];
-    double g = ((const float *)got)[i], w = ((const float *)want)[i];
-    return fabs(g - w) <= abs_tol + rel * fabs(w);  // false for NaN
+// got[k] against want[k], which is element `index` of the array (for the tolerance).
+static bool values_match(const ArraySpec &a, const Dims &d, const void *got, const void *want, size_t k,
+                         size_t index, double rel, double abs_tol) {
+    if (a.type == ELEM_I32) return ((const int *)got)[k] == ((const int *)want)[k];
+    double g = ((const float *)got)[k], w = ((const float *)want)[k];
+    return fabs(g - w) <= abs_tol * tol_factor(a.tol_scale, index, d.d[0]) + rel * fabs(w);  // false for NaN
 }
 
 // ---------------------------------------------------------------- running
@@ -231,14 +245,15 @@ static void *copy_src, *copy_dst;
 static size_t copy_bytes;
 
 static void call_contestant(Problem &p, int c, const Scalars &s) {
-    if (c == CONTESTANTS) {  // the baseline: a device-to-device copy of the same traffic
+    if (c == COPY) {  // the baseline: a device-to-device copy of the same traffic
         CK(cudaMemcpyAsync(copy_dst, copy_src, copy_bytes, cudaMemcpyDeviceToDevice));
         return;
     }
     void *args[MAX_ARRAYS];
     for (int i = 0; i < kind.narrays; i++)
         args[i] = kind.arrays[i].role == ROLE_IN ? p.input[i] : p.own[c][i];
-    kind.call(solve_of[c], args, p.dims, s);
+    if (c == LIBRARY) kind.library(args, p.dims, s);
+    else kind.call(solve_of[c], args, p.dims, s);
 }
 
 // Runs one contestant and waits for the whole device, turning any fault into
@@ -287,7 +302,7 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN) continue;
         for (size_t k = 0; k < p.len[i]; k++) {
-            if (values_match(a.type, got[i].data(), host_ptr[i], k, tol_rel, tol_abs)) continue;
+            if (values_match(a, dims, got[i].data(), host_ptr[i], k, k, tol_rel, tol_abs)) continue;
             if (shown < 5) {
                 char where[96], g[40], w[40];
                 coord_text(a, dims, k, where, sizeof where);
@@ -323,7 +338,7 @@ static bool check_against_reference(Problem &p, const char *label) {
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
         compare_kernel<<<grid_for(p.len[i]), 256>>>(p.own[STUDENT][i], p.own[REFERENCE][i], p.len[i],
                                                    a.type == ELEM_I32, (float)tol_rel, (float)tol_abs,
-                                                   counters, counters + 1);
+                                                   (int)a.tol_scale, p.dims.d[0], counters, counters + 1);
         CK(cudaGetLastError());
         CK(cudaMemcpy(out, counters, sizeof out, cudaMemcpyDeviceToHost));
         if (out[0] == 0) continue;
@@ -334,7 +349,7 @@ static bool check_against_reference(Problem &p, const char *label) {
         CK(cudaMemcpy(g.data(), (char *)p.own[STUDENT][i] + start * 4, count * 4, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(w.data(), (char *)p.own[REFERENCE][i] + start * 4, count * 4, cudaMemcpyDeviceToHost));
         for (size_t k = 0; k < count && shown < 5; k++) {
-            if (values_match(a.type, g.data(), w.data(), k, tol_rel, tol_abs)) continue;
+            if (values_match(a, p.dims, g.data(), w.data(), k, start + k, tol_rel, tol_abs)) continue;
             char where[96], gt[40], wt[40];
             coord_text(a, p.dims, start + k, where, sizeof where);
             value_text(a.type, g.data(), k, gt, sizeof gt);
@@ -352,7 +367,7 @@ static bool check_against_reference(Problem &p, const char *label) {
 }
 
 static float time_one(Problem &p, int c, const Scalars &s, cudaEvent_t start, cudaEvent_t stop) {
-    if (c < CONTESTANTS) problem_prepare(p, c);
+    if (c != COPY) problem_prepare(p, c);
     CK(cudaMemsetAsync(flush_buf, c, flush_bytes));  // evict what the last run left in L2
     CK(cudaDeviceSynchronize());
     char dims[64];
@@ -394,6 +409,10 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
     run_checked(p, REFERENCE, s);
     problem_prepare(p, STUDENT);
     run_checked(p, STUDENT, s);
+    if (kind.library) {
+        problem_prepare(p, LIBRARY);
+        run_checked(p, LIBRARY, s);
+    }
     if (!check_against_reference(p, "")) {
         problem_free(p);
         return false;
@@ -405,28 +424,33 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
     // Warm up by time: module loading, clock ramp and first-touch stay out.
     auto t0 = std::chrono::steady_clock::now();
     for (int round = 0;; round++) {
-        for (int c = 0; c <= CONTESTANTS; c++) time_one(p, c, s, start, stop);
+        for (int c = 0; c <= COPY; c++)
+            if (takes_part(c)) time_one(p, c, s, start, stop);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (round >= 1 && ms >= warmup_ms) break;
     }
 
-    std::vector<float> t[CONTESTANTS + 1];
+    std::vector<float> t[COPY + 1];
     int spot_check = samples / 2;  // one sample in the middle is checked besides the last
     bool ok = true;
     for (int k = 0; k < samples && ok; k++) {
         uint64_t sample_seed = seed + 1000003ull * (uint64_t)(k + 1);
         problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
         s = scalars_for(sample_seed);
-        for (int j = 0; j <= CONTESTANTS; j++) {
-            int c = (j + k) % (CONTESTANTS + 1);  // rotate who goes first
-            t[c].push_back(time_one(p, c, s, start, stop));
+        for (int j = 0; j <= COPY; j++) {
+            int c = (j + k) % (COPY + 1);  // rotate who goes first
+            if (takes_part(c)) t[c].push_back(time_one(p, c, s, start, stop));
         }
         if (k == spot_check || k == samples - 1) ok = check_against_reference(p, " (timed sample)");
     }
     if (ok) {
         report_times("student", t[STUDENT]);
         report_times("reference", t[REFERENCE]);
-        report_times("baseline", t[CONTESTANTS]);
+        report_times("baseline", t[COPY]);
+        if (kind.library) {
+            result("library: %s", kind.library_name);
+            report_times("library", t[LIBRARY]);
+        }
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);

@@ -264,7 +264,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
                                        "tolerance", "floors", "timeout", "hints", "required_sass",
                                        "forbidden_symbols", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
-    static const char *const floor_keys[] = {"reference", "baseline", NULL};
+    static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
     char expected[16];
     snprintf(expected, sizeof expected, "ex%02d", e->index + 1);
@@ -326,6 +326,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     else if (check_keys(y, floors, floor_keys, "floors")) {
         e->floor_reference = get_number(y, floors, "reference", true, 0, 0.05, 1.5);
         e->floor_baseline = get_number(y, floors, "baseline", false, 0, 0, 1.5);
+        e->floor_library = get_number(y, floors, "library", false, 0, 0, 1.5);
     }
     e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
     get_string_list(y, n, "hints", true, &e->hints);

@@ -27,7 +27,8 @@ typedef struct Exercise {
     SizeSpec timing_size;      /* checked against the reference and timed */
     double tol_rel, tol_abs;
     double floor_reference;    /* student throughput / reference's, at least */
-    double floor_baseline;     /* student throughput / same-run baseline's, at least */
+    double floor_baseline;     /* student throughput / same-run copy's, at least (0: none) */
+    double floor_library;      /* student throughput / the kind's library's (CUB...), at least (0: none) */
     int timeout_s;             /* one grading run */
     StrList hints;
     StrList required_sass;     /* instructions the student's SASS must contain */

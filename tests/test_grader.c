@@ -129,6 +129,30 @@ static void test_implausible_speed(void **state) {
     grade_result_free(&r);
 }
 
+/* A kind with a library baseline (CUB): its floor decides too. */
+static void test_library_floor(void **state) {
+    (void)state;
+    GradeResult r;
+    Exercise e = exercise();
+    e.floor_reference = 0.5;
+    e.floor_baseline = 0.5;
+    e.floor_library = 0.95;
+    char *text = read_file("tests/data/library.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_SLOW);
+    assert_string_equal(r.reason, "correct, but your kernel reaches 0.90x of CUB DeviceScan::InclusiveSum's throughput "
+                                  "(floor 0.95x)");
+    grade_result_free(&r);
+    e.floor_library = 0.85;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    assert_true(r.vs_library > 0.89 && r.vs_library < 0.91);
+    grade_result_free(&r);
+    free(text);
+}
+
 /* Lines printed by student code cannot pass for results without the nonce. */
 static void test_forged_results_ignored(void **state) {
     (void)state;
@@ -264,7 +288,7 @@ int main(void) {
         cmocka_unit_test(test_forged_results_ignored), cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_exit_codes_distinct), cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
-        cmocka_unit_test(test_record_progress),
+        cmocka_unit_test(test_record_progress), cmocka_unit_test(test_library_floor),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
