@@ -12,7 +12,10 @@
 #include <stdint.h>
 
 enum ElemType { ELEM_F32, ELEM_I32 };
-enum ArrayRole { ROLE_IN, ROLE_OUT, ROLE_INOUT };
+// ROLE_SCRATCH: device memory a solution may use as it likes (tile flags,
+// block partial sums), its length set by the kind; poisoned like an output
+// before every run, never checked, not counted in the bytes that must move.
+enum ArrayRole { ROLE_IN, ROLE_OUT, ROLE_INOUT, ROLE_SCRATCH };
 
 // How the absolute tolerance of a float output grows: sums of many terms
 // carry rounding error that grows like the square root of their count.

@@ -158,7 +158,7 @@ static void problem_alloc(Problem &p, const Dims &dims) {
         const ArraySpec &a = kind.arrays[i];
         p.len[i] = a.length(dims);
         size_t bytes = std::max<size_t>(bytes_of(a, p.len[i]), 4);
-        if (a.role != ROLE_OUT) CK(cudaMalloc(&p.input[i], bytes));
+        if (a.role == ROLE_IN || a.role == ROLE_INOUT) CK(cudaMalloc(&p.input[i], bytes));
         if (a.role != ROLE_IN)
             for (int c = 0; c < CONTESTANTS; c++)
                 if (takes_part(c)) CK(cudaMalloc(&p.own[c][i], bytes));
@@ -176,7 +176,7 @@ static void problem_free(Problem &p) {
 static void problem_fill(Problem &p, uint64_t seed) {
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
-        if (a.role == ROLE_OUT || p.len[i] == 0) continue;
+        if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH || p.len[i] == 0) continue;
         uint64_t key = mix64(seed * 0x100 + (uint64_t)i);
         fill_kernel<<<grid_for(p.len[i]), 256>>>(p.input[i], p.len[i], a.type == ELEM_I32, key, a.lo,
                                                  a.hi);
@@ -190,7 +190,7 @@ static void problem_prepare(Problem &p, int c) {
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         size_t bytes = bytes_of(a, p.len[i]);
-        if (a.role == ROLE_OUT) CK(cudaMemsetAsync(p.own[c][i], 0xFF, bytes));
+        if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH) CK(cudaMemsetAsync(p.own[c][i], 0xFF, bytes));
         if (a.role == ROLE_INOUT)
             CK(cudaMemcpyAsync(p.own[c][i], p.input[i], bytes, cudaMemcpyDeviceToDevice));
     }
@@ -284,12 +284,13 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
         size_t bytes = bytes_of(a, p.len[i]);
         host[i].resize(std::max<size_t>(bytes, 4));
         host_ptr[i] = host[i].data();
-        if (a.role != ROLE_OUT) CK(cudaMemcpy(host_ptr[i], p.input[i], bytes, cudaMemcpyDeviceToHost));
-        if (a.role != ROLE_IN) {
+        if (a.role == ROLE_IN || a.role == ROLE_INOUT)
+            CK(cudaMemcpy(host_ptr[i], p.input[i], bytes, cudaMemcpyDeviceToHost));
+        if (a.role == ROLE_OUT || a.role == ROLE_INOUT) {
             got[i].resize(std::max<size_t>(bytes, 4));
             CK(cudaMemcpy(got[i].data(), p.own[STUDENT][i], bytes, cudaMemcpyDeviceToHost));
         }
-        if (a.role == ROLE_OUT) memset(host_ptr[i], 0xFF, bytes);
+        if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH) memset(host_ptr[i], 0xFF, bytes);
     }
     kind.reference(host_ptr, dims, s);
 
@@ -300,7 +301,7 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     char lines[5][256];
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
-        if (a.role == ROLE_IN) continue;
+        if (a.role == ROLE_IN || a.role == ROLE_SCRATCH) continue;
         for (size_t k = 0; k < p.len[i]; k++) {
             if (values_match(a, dims, got[i].data(), host_ptr[i], k, k, tol_rel, tol_abs)) continue;
             if (shown < 5) {
@@ -333,7 +334,7 @@ static bool check_against_reference(Problem &p, const char *label) {
     char lines[5][256];
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
-        if (a.role == ROLE_IN || p.len[i] == 0) continue;
+        if (a.role == ROLE_IN || a.role == ROLE_SCRATCH || p.len[i] == 0) continue;
         unsigned long long init[2] = {0, ~0ull}, out[2];
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
         compare_kernel<<<grid_for(p.len[i]), 256>>>(p.own[STUDENT][i], p.own[REFERENCE][i], p.len[i],
