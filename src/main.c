@@ -34,6 +34,7 @@ static const char usage_text[] =
     "  reset EX             restore the stub (your file is kept in backups/)\n"
     "  progress             your progress through the course\n"
     "  check-course         validate the course (for instructors)\n"
+    "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
     "\n"
     "EX is an exercise id (ex07), its number (7) or its name (vector_add).\n"
@@ -410,6 +411,52 @@ static int cmd_check_course(const Options *o) {
     return failures ? EXIT_SETUP : 0;
 }
 
+/* The reference solution of every exercise (or of one chapter) graded as a
+ * student's file: its throughput against the same-run ceilings. */
+static int cmd_bench(Session *s, const Options *o) {
+    GpuInfo gpu;
+    gpu_probe(&gpu);
+    if (gpu.count == 0) {
+        printf("bench needs a GPU: %s\n", gpu.why);
+        return EXIT_SKIPPED;
+    }
+    char date[40];
+    now_iso8601(date, sizeof date);
+    printf("gpucourse bench: each reference solution graded as a student's file, %s, %s (%d SMs)\n\n", date,
+           gpu.name, gpu.sm_count);
+    printf("| exercise | kind | size | reference GB/s | copy GB/s | ref / copy | library | library GB/s | ref / library |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    int failures = 0;
+    for (int i = 0; i < s->course->nexercises; i++) {
+        Exercise *e = &s->course->exercises[i];
+        if (o->chapter && e->chapter != o->chapter - 1) continue;
+        char *sol = course_solution_path(s->course, e);
+        GradeOptions go = {.source = sol, .label = "bench-reference", .seed = o->seed};
+        GradeResult r;
+        grade_exercise(s->course, &s->ws, e, &go, &r);
+        char size[64];
+        size_text(&e->timing_size, size, sizeof size);
+        if (!r.timed) {
+            printf("| %s %s | %s | %s | %s: %s | | | | | |\n", e->id, e->name, e->kind, size, verdict_title(r.verdict),
+                   r.reason);
+            failures++;
+        } else if (r.library.samples) {
+            printf("| %s %s | %s | %s | %.0f | %.0f | %.2f | %s | %.0f | %.2f |\n", e->id, e->name, e->kind, size,
+                   r.gbps_reference, r.gbps_baseline, r.gbps_reference / r.gbps_baseline, r.library_name,
+                   r.gbps_library, r.gbps_reference / r.gbps_library);
+        } else {
+            printf("| %s %s | %s | %s | %.0f | %.0f | %.2f | - | - | - |\n", e->id, e->name, e->kind, size,
+                   r.gbps_reference, r.gbps_baseline, r.gbps_reference / r.gbps_baseline);
+        }
+        fflush(stdout);
+        grade_result_free(&r);
+        free(sol);
+    }
+    printf("\nGB/s counts the bytes a correct solution must move (inputs read once, outputs written once) over\n"
+           "the median of 21 samples; copy is cudaMemcpyAsync device-to-device of the same bytes, same run.\n");
+    return failures ? EXIT_SETUP : 0;
+}
+
 static void doctor_line(bool ok, const char *what, const char *detail, const char *fix) {
     printf("%-8s %-12s %s\n", ok ? "ok" : "MISSING", what, detail);
     if (!ok && fix) printf("%-8s %-12s fix: %s\n", "", "", fix);
@@ -551,7 +598,8 @@ int main(int argc, char **argv) {
     static const struct {
         const char *name;
         int args; /* 1: needs EX */
-    } commands[] = {{"list", 0}, {"show", 1}, {"grade", 1}, {"hint", 1}, {"solution", 1}, {"reset", 1}, {"progress", 0}};
+    } commands[] = {{"list", 0},  {"show", 1},     {"grade", 1}, {"hint", 1},
+                    {"solution", 1}, {"reset", 1}, {"progress", 0}, {"bench", 0}};
     int which = -1;
     for (size_t i = 0; cmd && i < ARRAY_SIZE(commands); i++)
         if (!strcmp(cmd, commands[i].name)) which = (int)i;
@@ -561,7 +609,8 @@ int main(int argc, char **argv) {
         return fail_usage("'%s' needs an exercise, like ex01", cmd);
     if (which >= 0 && extra > 1 + (commands[which].args && !grade_many))
         return fail_usage("too many arguments for '%s'", cmd);
-    if (which != 2 && (o.all || o.chapter)) return fail_usage("%s", "--all and --chapter go with grade");
+    if (which != 2 && (o.all || (o.chapter && which != 7)))
+        return fail_usage("%s", "--all and --chapter go with grade (--chapter also with bench)");
 
     Session s;
     int rc = session_open(&o, &s, true);
@@ -576,6 +625,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "hint")) rc = cmd_hint(&s, arg);
     else if (!strcmp(cmd, "solution")) rc = cmd_solution(&s, arg);
     else if (!strcmp(cmd, "reset")) rc = cmd_reset(&s, arg);
+    else if (!strcmp(cmd, "bench")) rc = cmd_bench(&s, &o);
     else rc = cmd_progress(&s);
     session_close(&s);
     return rc;

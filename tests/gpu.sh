@@ -69,6 +69,11 @@ echo "# grade ex01 wall times (s):$times; median $median"
 if [ $code = 0 ]; then ok "grade ex01 with the reference passes (median wall $median s)"; else not_ok "grade ex01 with the reference: exit $code"; cat "$WS/timed"; fi
 sed 's/^/# /' "$WS/timed"
 
+echo "# bench: every reference against the same-run ceilings"
+"$GC" bench >"$WS/bench" 2>&1
+sed 's/^/# /' "$WS/bench"
+cp "$WS/bench" "$LOG.bench" 2>/dev/null
+
 echo "1..$n"
 rm -rf "$WS"
 echo "$pass passed, $fail failed, $skip skipped"
