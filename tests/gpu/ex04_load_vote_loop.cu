@@ -1,4 +1,4 @@
-// expect: 0 pass -- the stub's layout with a load-vote-store loop (one load in flight per lane): slower than loads-first, still passes
+// expect: 0 pass -- the stub layout with a load-vote-store loop (one load in flight per lane): ~0.55x the reference, passes
 #include <cuda_runtime.h>
 #include <cstddef>
 #define GROUPS_PER_WARP 8

@@ -1,4 +1,4 @@
-// expect: 2 too_slow -- one load per thread, one group per warp: correct, but too few bytes in flight
+// expect: 0 pass -- one load per thread, one group per warp: correct, slow (~0.42x the reference), still above the floor of an exercise about warp votes
 #include <cuda_runtime.h>
 __global__ void count(const int* __restrict__ x, int* __restrict__ counts, int n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
