@@ -400,14 +400,19 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     const char *src[] = {student_cu, NULL};
     ProcResult cres;
     double t0 = now_seconds();
-    if (toolchain_compile(&t, BUILD_SHARED_LIB, src, student_so, NULL, &cres, o ? o->on_output : NULL,
-                          o ? o->ctx : NULL) < 0) {
+    /* built beside and renamed: a second gpucourse grading the same file never loads half a library */
+    char *tmp_so = xprintf("%s.%ld.tmp", student_so, (long)getpid());
+    int started = toolchain_compile(&t, BUILD_SHARED_LIB, src, tmp_so, NULL, &cres, o ? o->on_output : NULL,
+                                    o ? o->ctx : NULL);
+    bool compiled = started == 0 && cres.exited && cres.exit_code == 0 && rename(tmp_so, student_so) == 0;
+    unlink(tmp_so);
+    free(tmp_so);
+    if (started < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }
     r->compile_s = now_seconds() - t0;
     r->compile_log = xstrdup(cres.output);
-    bool compiled = cres.exited && cres.exit_code == 0;
     if (cres.interrupted) set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
     else if (!compiled)
         set_verdict(r, V_COMPILE_ERROR, cres.timed_out ? "nvcc did not finish in time" : "nvcc could not compile %s",
