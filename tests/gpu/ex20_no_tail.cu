@@ -1,0 +1,17 @@
+// expect: 1 wrong_answer -- drops the tail: elements of the last, partial block are never written
+#include <cuda_runtime.h>
+#include <cstddef>
+__device__ int swz(int i, int B, int M, int S) { return i ^ ((i & (((1 << B) - 1) << (M + S))) >> S); }
+__global__ void swizzle_kernel(const int* __restrict__ in, int* __restrict__ map, int* __restrict__ out, int n, int B,
+                               int M, int S) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int whole = n - n % (1 << (B + M + S));
+    if (i >= (size_t)whole) return;  // the partial block must be copied in place, not skipped
+    const int j = swz((int)i, B, M, S);
+    map[i] = j;
+    out[i] = in[j];
+}
+extern "C" void solve(const int* in, int* map, int* out, int n, int B, int M, int S) {
+    if (n <= 0) return;
+    swizzle_kernel<<<(unsigned)(((size_t)n + 255) / 256), 256>>>(in, map, out, n, B, M, S);
+}
