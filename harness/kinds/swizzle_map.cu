@@ -22,7 +22,7 @@ static void call(void *solve, void *const *a, const Dims &d, const Scalars &) {
 
 // Bit by bit, not with the mask-and-shift formula the lesson teaches: bit
 // M + k of the result is bit M + k of i XOR bit M + S + k of i.
-static long long swizzle_bits(long long i, int B, int M, int S) {
+static constexpr long long swizzle_bits(long long i, int B, int M, int S) {
     long long y = i;
     for (int k = 0; k < B; k++) {
         long long src = (i >> (M + S + k)) & 1;
@@ -30,6 +30,26 @@ static long long swizzle_bits(long long i, int B, int M, int S) {
     }
     return y;
 }
+
+// Known tables (the lesson prints the same ones), checked when the harness is built.
+static constexpr bool matches(const int *table, int n, int B, int M, int S) {
+    for (int i = 0; i < n; i++)
+        if (swizzle_bits(i, B, M, S) != table[i]) return false;
+    return true;
+}
+static constexpr int k101[16] = {0, 1, 3, 2, 4, 5, 7, 6, 8, 9, 11, 10, 12, 13, 15, 14};
+static constexpr int k202[16] = {0, 1, 2, 3, 5, 4, 7, 6, 10, 11, 8, 9, 15, 14, 13, 12};
+static constexpr int k111[16] = {0, 1, 2, 3, 6, 7, 4, 5, 8, 9, 10, 11, 14, 15, 12, 13};
+static_assert(matches(k101, 16, 1, 0, 1) && matches(k202, 16, 2, 0, 2) && matches(k111, 16, 1, 1, 1),
+              "Swizzle<1,0,1>, <2,0,2>, <1,1,1>");
+// Swizzle<3,4,3> on byte offsets: chunk h of 128-byte row r goes to chunk h ^ (r % 8).
+static constexpr bool sw128_ok() {
+    for (int r = 0; r < 16; r++)
+        for (int h = 0; h < 8; h++)
+            if (swizzle_bits(128 * r + 16 * h + 5, 3, 4, 3) != 128 * r + 16 * (h ^ (r % 8)) + 5) return false;
+    return true;
+}
+static_assert(sw128_ok(), "Swizzle<3,4,3> is the 128-byte TMA pattern");
 
 static void reference(void *const *a, const Dims &d, const Scalars &) {
     const int *in = (const int *)a[0];
