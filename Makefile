@@ -14,6 +14,11 @@ CFLAGS ?= -O2 -g
 # libyaml is linked statically so that the binary runs on GPU machines without libyaml.
 YAML_LIBS ?= -Wl,-Bstatic -lyaml -Wl,-Bdynamic
 CMOCKA_LIBS ?= -lcmocka
+# The terminal app: ncursesw (on every GPU machine), and cmark linked
+# statically for the same reason as libyaml.
+NCURSES_CFLAGS ?= $(shell pkg-config --cflags ncursesw)
+NCURSES_LIBS ?= $(shell pkg-config --libs ncursesw)
+CMARK_LIBS ?= -Wl,-Bstatic -lcmark -Wl,-Bdynamic
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS := $(YAML_LIBS) -ldl
@@ -22,6 +27,9 @@ B := build
 CORE_SRCS := src/util.c src/proc.c src/course.c src/progress.c src/workspace.c \
              grader/toolchain.c grader/grader.c grader/report.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
+TUI_SRCS := tui/doc.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
+TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
+TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
 TESTS := test_course test_progress test_grader test_proc
 TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
@@ -31,8 +39,10 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B)/gpucourse: $(CORE_OBJS) $(B)/src/main.o
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+$(TUI_OBJS): ALL_CFLAGS += $(NCURSES_CFLAGS)
+
+$(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/src/main.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(TUI_LIBS) $(LDLIBS)
 
 $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
@@ -41,7 +51,7 @@ run: $(B)/gpucourse
 	./$(B)/gpucourse
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/cli.sh
+	@tests/run.sh $(TEST_BINS) tests/cli.sh tests/tui.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh
@@ -58,7 +68,7 @@ uninstall:
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
 asan:
 	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
-	    LDFLAGS='-fsanitize=address,undefined' YAML_LIBS=-lyaml all
+	    LDFLAGS='-fsanitize=address,undefined' YAML_LIBS=-lyaml CMARK_LIBS=-lcmark all
 
 clean:
 	rm -rf $(B) build-asan

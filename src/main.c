@@ -13,6 +13,7 @@
 #include "course.h"
 #include "progress.h"
 #include "workspace.h"
+#include "../tui/tui.h"
 
 #ifndef GPUCOURSE_VERSION
 #define GPUCOURSE_VERSION "0.1.0"
@@ -32,12 +33,14 @@ static const char usage_text[] =
     "  hint EX              the next hint (one more each time)\n"
     "  solution EX          the reference solution, once you passed\n"
     "  reset EX             restore the stub (your file is kept in backups/)\n"
+    "  watch [EX]           grade again on every save of EX (default: of any exercise)\n"
     "  progress             your progress through the course\n"
     "  check-course         validate the course (for instructors)\n"
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
     "\n"
     "EX is an exercise id (ex07), its number (7) or its name (vector_add).\n"
+    "With no command, on a terminal: the course app; elsewhere, the course as text.\n"
     "\n"
     "options:\n"
     "  --format text|json|junit   output of grade (default text)\n"
@@ -47,6 +50,11 @@ static const char usage_text[] =
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
+    "\n"
+    "keys of the app (also on ?):\n"
+    "  j/k or arrows move   Enter open   Esc back   e edit in $EDITOR   g grade (live log;\n"
+    "  Ctrl-C cancels)   h next hint   s solution, once passed   r reset   n/p next/previous\n"
+    "  l lesson   w watch mode (grade on save)   ? help   q quit\n"
     "\n"
     "exit codes of grade (and of check-course and doctor where they apply):\n"
     "  0 pass   1 wrong answer   2 too slow   3 compile error   4 runtime error or timeout\n"
@@ -542,6 +550,13 @@ static int cmd_start(Session *s) {
     return 0;
 }
 
+/* The terminal app, or watch mode (tui/). */
+static int run_app(Session *s, const Options *o, const char *key, bool watch) {
+    TuiOptions t = {.seed = o->seed, .timeout_s = o->timeout_s, .notice = s->progress.notice};
+    if (key && !(t.start = find_exercise(s, key))) return EXIT_USAGE;
+    return watch ? tui_watch(s->course, &s->ws, &t) : tui_run(s->course, &s->ws, &t);
+}
+
 int main(int argc, char **argv) {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"seed", required_argument, NULL, 's'},
@@ -597,15 +612,15 @@ int main(int argc, char **argv) {
 
     static const struct {
         const char *name;
-        int args; /* 1: needs EX */
+        int args; /* 1: needs EX, 2: takes one */
     } commands[] = {{"list", 0},  {"show", 1},     {"grade", 1}, {"hint", 1},
-                    {"solution", 1}, {"reset", 1}, {"progress", 0}, {"bench", 0}};
+                    {"solution", 1}, {"reset", 1}, {"progress", 0}, {"bench", 0}, {"watch", 2}};
     int which = -1;
     for (size_t i = 0; cmd && i < ARRAY_SIZE(commands); i++)
         if (!strcmp(cmd, commands[i].name)) which = (int)i;
     if (cmd && which < 0) return fail_usage("unknown command '%s'", cmd);
     bool grade_many = which == 2 && (o.all || o.chapter);
-    if (which >= 0 && commands[which].args && !arg && !grade_many)
+    if (which >= 0 && commands[which].args == 1 && !arg && !grade_many)
         return fail_usage("'%s' needs an exercise, like ex01", cmd);
     if (which >= 0 && extra > 1 + (commands[which].args && !grade_many))
         return fail_usage("too many arguments for '%s'", cmd);
@@ -618,7 +633,7 @@ int main(int argc, char **argv) {
         session_close(&s);
         return rc;
     }
-    if (!cmd) rc = cmd_start(&s);
+    if (!cmd) rc = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? run_app(&s, &o, NULL, false) : cmd_start(&s);
     else if (!strcmp(cmd, "list")) rc = cmd_list(&s);
     else if (!strcmp(cmd, "show")) rc = cmd_show(&s, arg);
     else if (!strcmp(cmd, "grade")) rc = cmd_grade(&s, &o, arg);
@@ -626,6 +641,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "solution")) rc = cmd_solution(&s, arg);
     else if (!strcmp(cmd, "reset")) rc = cmd_reset(&s, arg);
     else if (!strcmp(cmd, "bench")) rc = cmd_bench(&s, &o);
+    else if (!strcmp(cmd, "watch")) rc = run_app(&s, &o, arg, true);
     else rc = cmd_progress(&s);
     session_close(&s);
     return rc;

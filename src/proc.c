@@ -185,6 +185,43 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     return 0;
 }
 
+int proc_run_terminal(const char *const *argv, int *exit_code) {
+    int status[2];
+    if (pipe2(status, O_CLOEXEC) < 0) return error("cannot create a pipe: %s", strerror(errno));
+    struct sigaction ignore, old_int, old_quit;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        close(status[0]);
+        execvp(argv[0], (char *const *)argv);
+        int err = errno;
+        ssize_t ignored = write(status[1], &err, sizeof err);
+        (void)ignored;
+        _exit(127);
+    }
+    int err = errno, exec_err = 0;
+    close(status[1]);
+    ssize_t got = pid > 0 ? read(status[0], &exec_err, sizeof exec_err) : 0;
+    close(status[0]);
+    int wstatus = 0;
+    if (pid > 0)
+        while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+        }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (pid < 0) return error("cannot start '%s': %s", argv[0], strerror(err));
+    if (got == (ssize_t)sizeof exec_err) return error("cannot run '%s': %s", argv[0], strerror(exec_err));
+    *exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+    return 0;
+}
+
 void proc_result_free(ProcResult *res) {
     free(res->output);
     free(res->results);

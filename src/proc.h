@@ -38,6 +38,13 @@ typedef struct {
 int proc_run(const ProcSpec *spec, ProcResult *res);
 void proc_result_free(ProcResult *res);
 
+/* Runs an interactive program (the student's editor) on our terminal: in our
+ * process group, with our stdin, stdout and stderr, and waits for it; SIGINT
+ * and SIGQUIT go to it, not to us, while it runs. *exit_code is its exit
+ * status (128 + signal when killed). Returns -1 with error set when it could
+ * not be started. */
+int proc_run_terminal(const char *const *argv, int *exit_code);
+
 /* Finds a program in PATH; returns a malloc'd path or NULL. */
 char *proc_find_in_path(const char *name);
 

@@ -1,0 +1,246 @@
+#!/bin/sh
+# The terminal app, driven for real in tmux (a private server, an 80x24
+# window): the start screen, navigation, a rendered lesson, help, grading
+# (the live log, a compile error through $EDITOR, the no-GPU message), hints,
+# reset, a resize to 60x15 and back, quitting, Ctrl-C and SIGTERM (the
+# terminal restored each time), NO_COLOR, and watch mode with and without a
+# terminal. Runs on the shipped course without a GPU. Prints TAP.
+cd "$(dirname "$0")/.." || exit 1
+GC=$PWD/build/gpucourse
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "1..0 # SKIP tmux is not installed"
+    exit 0
+fi
+T=$(mktemp -d /tmp/gpucourse-tui-XXXXXX)
+# A private tmux server; a new one (a new socket) for each fresh shell, so
+# that one being killed never meets the next starting.
+servers=0
+SOCK=gpucourse-test-$$-0
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+cleanup() {
+    i=0
+    while [ $i -le $servers ]; do tmux -L "gpucourse-test-$$-$i" kill-server 2>/dev/null; i=$((i + 1)); done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
+unset VISUAL NO_COLOR
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+
+# An editor that breaks the file it is given, and an nvcc that talks and
+# takes its time before compiling (so the live log can be seen).
+cat >"$T/editor" <<'EOF'
+#!/bin/sh
+echo 'this is not CUDA' >>"$1"
+EOF
+mkdir -p "$T/slow"
+cat >"$T/slow/nvcc" <<EOF
+#!/bin/sh
+case "\$*" in *--version*) ;; *) echo "slow-nvcc: compiling, line one of the live log"; sleep 3 ;; esac
+exec "$NVCC" "\$@"
+EOF
+chmod +x "$T/editor" "$T/slow/nvcc"
+
+# The student has passed ex01 already: the app must start on ex02.
+"$GC" list >/dev/null 2>&1
+cat >"$T/ws/progress.yaml" <<'EOF'
+version: 1
+exercises:
+  ex01:
+    status: passed
+    attempts: 2
+    hints_seen: 0
+    last_verdict: pass
+EOF
+
+n=0
+check() { # check "name" function: passes when the function succeeds
+    name=$1; shift
+    n=$((n + 1))
+    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -40; fi
+}
+
+screen() { tm capture-pane -t t -p; }
+keys() { tm send-keys -t t "$@"; }
+# wait_for TEXT [SECONDS]: polls the screen until it shows TEXT (fixed string)
+wait_for() {
+    tries=$(( ${2:-15} * 10 ))
+    while [ $tries -gt 0 ]; do
+        screen >"$T/screen"
+        grep -qF -- "$1" "$T/screen" && return 0
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+    echo "the screen never showed: $1"
+    sed 's/^/|/' "$T/screen"
+    return 1
+}
+# shows TEXT: the screen as last captured shows TEXT too
+shows() { grep -qF -- "$1" "$T/screen" || { echo "the screen does not show: $1"; sed 's/^/|/' "$T/screen"; return 1; }; }
+# gone TEXT: the screen (as just captured) does not show TEXT
+gone() {
+    screen >"$T/screen"
+    ! grep -qF -- "$1" "$T/screen" || { echo "the screen still shows: $1"; sed 's/^/|/' "$T/screen"; return 1; }
+}
+# The pane runs a plain shell with a known prompt; the app is started from it.
+start_shell() {
+    tm kill-server 2>/dev/null
+    servers=$((servers + 1))
+    SOCK=gpucourse-test-$$-$servers
+    tm new-session -d -x 80 -y 24 -s t \
+        "env EDITOR='$T/editor' LANG=C.UTF-8 PS1='tui-test\$ ' $* sh" || return 1
+    wait_for 'tui-test$'
+}
+start_app() { # start_app ARGS...: gpucourse in the pane
+    keys "$GC $*" Enter
+    wait_for "Enter open" 10
+}
+# The shell is back and the terminal works: what is typed is echoed, output shows.
+restored() {
+    wait_for 'tui-test$' 10 || return 1
+    keys "echo restored-\$((40 + 2))" Enter
+    wait_for 'echo restored-$((40 + 2))' 5 && wait_for 'restored-42' 5 && gone ' q quit'
+}
+app_pid() { pgrep -P "$(tm display -p -t t '#{pane_pid}')" -x gpucourse; }
+
+start_shell || { echo "1..0 # SKIP tmux cannot start a session here"; exit 0; }
+
+t_start() {
+    start_app && wait_for "gpucourse: CUDA from the thread hierarchy" &&
+        wait_for "1  The thread hierarchy" && wait_for "1/4 passed" && wait_for "[x] ex01  vector_add" &&
+        wait_for "[ ] ex02  flip_lr" && wait_for "2  Memory and coalescing" &&
+        wait_for "ex02 is next" && wait_for "Enter open" && wait_for " q quit"
+}
+check "start screen: chapters, progress, marks, the next unfinished exercise, keys" t_start
+
+t_navigate() {
+    keys Enter && wait_for "ex02 flip_lr: Mirror the rows of a matrix" && wait_for "Task" &&
+        wait_for "Hints     0 of 3 seen" &&
+        keys Escape && wait_for "the course" && keys j && keys Enter && wait_for "ex03 saxpy: SAXPY" &&
+        keys p && wait_for "ex02 flip_lr: Mirror" && keys Left && wait_for "2  Memory and coalescing"
+}
+check "navigation: Enter opens the selected exercise, j moves, p goes back, Escape returns" t_navigate
+
+t_lesson() {
+    keys l && wait_for "Chapter 1: The thread hierarchy" && wait_for "Kernels and launches" &&
+        wait_for "  __global__ void hello(int* out)" && wait_for "1-21 of" && gone '```' && gone '## ' &&
+        for i in 1 2 3 4 5 6; do
+            screen | grep -qF " index:   0  1  2  3    4  5  6  7    8  9 10 11" && break
+            keys Space
+            sleep 0.2
+        done &&
+        wait_for " block:      0             1             2" &&
+        wait_for " index:   0  1  2  3    4  5  6  7    8  9 10 11" && keys Escape && wait_for "Enter open"
+}
+check "lesson: a rendered heading, a code block kept as is, an ASCII diagram intact, scrolling" t_lesson
+
+t_help() {
+    keys '?' && wait_for "gpucourse: the keys" && wait_for "open the exercise in \$VISUAL or \$EDITOR" &&
+        wait_for "Esc ? q close" && keys Escape && wait_for "Enter open" && gone "gpucourse: the keys"
+}
+check "help: ? shows the keys, Escape closes it" t_help
+
+t_hint() {
+    keys Enter && wait_for "ex02 flip_lr" && keys h && wait_for "Hint 1 of 3 (new)" &&
+        wait_for "Column: blockIdx.x * blockDim.x + threadIdx.x" && wait_for "Hint 1 of 3 (h again for the next)" &&
+        grep -q "hints_seen: 1" "$T/ws/progress.yaml"
+}
+check "hint: h shows the next hint and records it" t_hint
+
+t_no_gpu() {
+    keys g && wait_for "SKIPPED: no GPU" 60 && wait_for "GPUCOURSE_NO_GPU is set" &&
+        wait_for "this is not a failure" && gone "COMPILE ERROR" && grep -q "last_verdict: skipped" "$T/ws/progress.yaml"
+}
+check "grading without a GPU: the no-GPU message, not a failure" t_no_gpu
+
+t_edit_compile_error() {
+    keys Escape && wait_for "Hints     1 of 3 seen" && keys e && wait_for "back from" &&
+        grep -q 'this is not CUDA' "$T/ws/exercises/ex02_flip_lr.cu" &&
+        keys g && wait_for "COMPILE ERROR" 60 && wait_for "nvcc says" && wait_for "): error" &&
+        wait_for "this is not CUDA" && wait_for "ex02: compile error"
+}
+check "e runs \$EDITOR and comes back; g shows the compile error with nvcc's message" t_edit_compile_error
+
+t_reset() {
+    keys Escape && keys r && wait_for "Reset ex02 to its stub?" && keys y && wait_for "ex02 is the stub again" &&
+        cmp -s exercises/ex02_flip_lr.cu "$T/ws/exercises/ex02_flip_lr.cu"
+}
+check "r asks, then restores the stub" t_reset
+
+t_resize() {
+    tm resize-window -t t -x 60 -y 15 && wait_for "terminal too small" && wait_for "60x15" && gone "Hints" &&
+        tm resize-window -t t -x 80 -y 24 && wait_for "Hints     1 of 3 seen" && wait_for " q quit" &&
+        gone "terminal too small"
+}
+check "resize to 60x15: too small; back to 80x24: the app again" t_resize
+
+t_quit() { keys q && restored; }
+check "q quits and the terminal is restored" t_quit
+
+t_live_log() {
+    start_shell && keys "GPUCOURSE_NVCC=$T/slow/nvcc $GC" Enter && wait_for "ex02 is next" && keys g &&
+        wait_for "slow-nvcc: compiling, line one of the live log" &&
+        shows "Grading ex02 flip_lr: compiling" && shows "Ctrl-C cancel" && wait_for "SKIPPED: no GPU" 60 && keys q && restored
+}
+check "grading streams the compile log live" t_live_log
+
+t_ctrl_c() {
+    start_shell && start_app && keys C-c && restored && ! app_pid >/dev/null
+}
+check "Ctrl-C restores the terminal" t_ctrl_c
+
+t_cancel() {
+    start_shell && keys "GPUCOURSE_NVCC=$T/slow/nvcc $GC" Enter && wait_for "ex02 is next" && keys g &&
+        wait_for "slow-nvcc: compiling" && keys C-c && wait_for "grading cancelled" && wait_for "Enter open" &&
+        keys q && restored
+}
+check "Ctrl-C while grading cancels the run and keeps the app" t_cancel
+
+t_sigterm() {
+    start_shell && start_app && pid=$(app_pid) && [ -n "$pid" ] && kill -TERM "$pid" && restored
+}
+check "SIGTERM restores the terminal" t_sigterm
+
+t_no_color() {
+    start_shell && keys "NO_COLOR=1 $GC" Enter && wait_for "Enter open" && tm capture-pane -t t -p -e >"$T/esc" &&
+        ! grep -q "$(printf '\033')\[\(3\|4\)[0-7]m" "$T/esc" && grep -q "$(printf '\033')\[7m" "$T/esc" &&
+        keys q && restored && keys "$GC" Enter && wait_for "Enter open" && tm capture-pane -t t -p -e >"$T/esc" &&
+        grep -q "$(printf '\033')\[\(3\|4\)[0-7]m" "$T/esc" && keys q && restored
+}
+check "NO_COLOR: no colours, reverse video instead; colours otherwise" t_no_color
+
+t_watch_app() {
+    start_shell && keys "$GC watch ex03" Enter && wait_for "[watch]" && wait_for "ex03 saxpy: SAXPY" &&
+        echo "// saved" >>"$T/ws/exercises/ex03_saxpy.cu" && wait_for "ex03 saxpy: result" 60 &&
+        wait_for "SKIPPED: no GPU" && wait_for "saved, graded ex03" && keys q && restored
+}
+check "gpucourse watch EX on a terminal: the app grades on save" t_watch_app
+
+t_watch_text() {
+    "$GC" watch ex04 >"$T/watch.out" 2>&1 </dev/null &
+    pid=$!
+    tries=100
+    until grep -q "watching" "$T/watch.out" || [ $tries = 0 ]; do sleep 0.1; tries=$((tries - 1)); done
+    d=$T/ws/exercises
+    echo x >"$d/.ex04_warp_count.cu.swp"; echo x >"$d/4913"; echo x >"$d/ex04_warp_count.cu~"
+    echo x >"$d/.#ex04_warp_count.cu"; echo "// other" >>"$d/ex05_col_scale.cu"
+    sleep 1.5
+    before=$(grep -c "^SKIPPED ex04" "$T/watch.out")
+    echo "// saved" >>"$d/ex04_warp_count.cu"
+    tries=300
+    until grep -q "^SKIPPED ex04" "$T/watch.out" || [ $tries = 0 ]; do sleep 0.1; tries=$((tries - 1)); done
+    echo "// saved again" >>"$d/ex04_warp_count.cu"; echo "// and again" >>"$d/ex04_warp_count.cu"
+    tries=300
+    until [ "$(grep -c '^SKIPPED ex04' "$T/watch.out")" -ge 2 ] || [ $tries = 0 ]; do sleep 0.1; tries=$((tries - 1)); done
+    sleep 1
+    kill -TERM $pid # (an asynchronous command of a script ignores SIGINT)
+    wait $pid
+    cat "$T/watch.out"
+    [ "$before" = 0 ] && [ "$(grep -c '^SKIPPED ex04' "$T/watch.out")" = 2 ] && ! grep -q "ex05" "$T/watch.out"
+}
+check "gpucourse watch EX without a terminal: swap files ignored, saves debounced, a report per save" t_watch_text
+
+t_not_a_tty() { "$GC" </dev/null | cat >"$T/got" && grep -q "Chapter 1: The thread hierarchy" "$T/got" && grep -q "Next: ex02" "$T/got"; }
+check "gpucourse off a terminal prints the course as text" t_not_a_tty
+
+echo "1..$n"

@@ -1,0 +1,439 @@
+/* The terminal app: its state, the main loop (keys, file events, resize),
+ * and the actions (edit, grade, hint, solution, reset, watch), each done
+ * through the same course, workspace, progress and grader code as the
+ * command line. Also `gpucourse watch` without a terminal. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../grader/report.h"
+#include "../src/proc.h"
+#include "app.h"
+#include "card.h"
+#include "draw.h"
+
+enum { LOG_LIMIT = 256 * 1024 };
+#define GRADING_REDRAW_S 0.05
+
+/* ------------------------------------------------------------ state */
+
+const ExProgress *app_progress(const App *a, int ex) {
+    return progress_get((Progress *)&a->progress, a->course->exercises[ex].id, false);
+}
+
+ExStatus app_status(const App *a, int ex) {
+    const ExProgress *p = app_progress(a, ex);
+    return p ? p->status : ST_NOT_STARTED;
+}
+
+int app_passed(const App *a, int first, int count) {
+    int passed = 0;
+    for (int i = first; i < first + count; i++) passed += app_status(a, i) == ST_PASSED;
+    return passed;
+}
+
+void app_message(App *a, Style s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    va_end(ap);
+    a->message_style = s;
+}
+
+static void reload_progress(App *a) {
+    Progress fresh;
+    if (progress_load(a->ws->progress, &fresh) < 0) {
+        app_message(a, S_ERROR, "cannot read your progress: %s", last_error());
+        return;
+    }
+    if (fresh.notice) app_message(a, S_ERROR, "warning: %s", fresh.notice);
+    progress_free(&a->progress);
+    a->progress = fresh;
+}
+
+static void show_notice(App *a, char *notice) {
+    if (notice) app_message(a, S_ERROR, "warning: %s", notice);
+    free(notice);
+}
+
+static const Exercise *current(const App *a) { return &a->course->exercises[a->ex]; }
+
+/* ------------------------------------------------------------ grading */
+
+/* At most one frame per GRADING_REDRAW_S while output pours in, but the
+ * first output after a quiet spell at once: nothing else would draw it while
+ * the program stays quiet (a line, then a long compile or a hang). */
+static void grading_redraw(App *a, bool force) {
+    double now = now_seconds();
+    if (!force && now - a->last_draw < GRADING_REDRAW_S) return;
+    a->last_draw = now;
+    int key;
+    while ((key = draw_key()) != ERR) { /* only a resize matters while grading; Ctrl-C is a signal */
+    }
+    view_draw(a);
+}
+
+static void on_grade_output(const char *data, size_t len, void *ctx) {
+    App *a = ctx;
+    if (a->log.len > LOG_LIMIT) { /* keep the tail: that is what is on the screen */
+        size_t keep = LOG_LIMIT / 2;
+        memmove(a->log.buf, a->log.buf + a->log.len - keep, keep);
+        a->log.len = keep;
+        a->log.buf[keep] = '\0';
+    }
+    for (size_t i = 0; i < len; i++) {
+        char ch = data[i];
+        if (ch == '\t') ch = ' ';
+        else if ((unsigned char)ch < 0x20 && ch != '\n') continue; /* no escapes from the program on our screen */
+        sb_add(&a->log, &ch, 1);
+    }
+    double now = now_seconds();
+    bool after_quiet = now - a->last_output > GRADING_REDRAW_S;
+    a->last_output = now;
+    grading_redraw(a, after_quiet);
+}
+
+static void on_grade_phase(const char *phase, void *ctx) {
+    App *a = ctx;
+    snprintf(a->phase, sizeof a->phase, "%s", phase);
+    grading_redraw(a, true);
+}
+
+static void grade(App *a, int ex, const char *why) {
+    const Exercise *e = &a->course->exercises[ex];
+    a->ex = ex;
+    a->grading_ex = ex;
+    ViewId was = a->view;
+    a->view = VIEW_GRADING;
+    a->confirm_reset = false;
+    a->message[0] = '\0';
+    a->log.len = 0;
+    if (a->log.buf) a->log.buf[0] = '\0';
+    snprintf(a->phase, sizeof a->phase, "starting");
+    a->last_output = 0;
+    grading_redraw(a, true);
+    GradeOptions go = {.seed = a->opt.seed, .timeout_s = a->opt.timeout_s, .on_output = on_grade_output,
+                       .on_phase = on_grade_phase, .ctx = a};
+    GradeResult r;
+    grade_exercise(a->course, a->ws, e, &go, &r);
+    if (r.verdict == V_INTERRUPTED) {
+        grade_result_free(&r);
+        a->view = was == VIEW_GRADING ? VIEW_EXERCISE : was;
+        app_message(a, S_MESSAGE, "grading cancelled; nothing was recorded");
+        return;
+    }
+    char *notice = NULL;
+    if (grade_record(a->ws, e, &r, &notice) < 0)
+        app_message(a, S_ERROR, "progress not saved: %s", last_error());
+    show_notice(a, notice);
+    reload_progress(a);
+    if (a->have_result[ex]) grade_result_free(&a->results[ex]);
+    a->results[ex] = r;
+    a->have_result[ex] = true;
+    a->view = VIEW_RESULT;
+    a->scroll = 0;
+    if (!a->message[0])
+        app_message(a, card_verdict_style(r.verdict), "%s%s: %s", why, e->id, verdict_title(r.verdict));
+}
+
+/* ------------------------------------------------------------ actions */
+
+/* $VISUAL or $EDITOR split at blanks (no shell), then the file. */
+static void edit(App *a) {
+    const Exercise *e = current(a);
+    char *file = workspace_exercise_path(a->ws, e);
+    const char *editor = getenv("VISUAL");
+    if (!editor || !*editor) editor = getenv("EDITOR");
+    if (!editor || !*editor) editor = "vi";
+    char *copy = xstrdup(editor), *save = NULL;
+    const char *argv[32];
+    int argc = 0;
+    for (char *w = strtok_r(copy, " \t", &save); w && argc < 30; w = strtok_r(NULL, " \t", &save)) argv[argc++] = w;
+    argv[argc++] = file;
+    argv[argc] = NULL;
+    draw_suspend();
+    int code = 0;
+    int rc = proc_run_terminal(argv, &code);
+    draw_resume();
+    if (rc < 0) app_message(a, S_ERROR, "%s (set $EDITOR)", last_error());
+    else if (code != 0) app_message(a, S_ERROR, "%s exited with %d", argv[0], code);
+    else if (a->watcher) app_message(a, S_MESSAGE, "saved? watch mode grades %s on its own", e->id);
+    else app_message(a, S_MESSAGE, "back from %s: g grades %s", argv[0], e->id);
+    free(copy);
+    free(file);
+}
+
+typedef struct {
+    const Exercise *e;
+    int shown;
+} HintCtx;
+
+static void take_hint(Progress *p, void *ctx) {
+    HintCtx *h = ctx;
+    ExProgress *x = progress_get(p, h->e->id, true);
+    if (x->hints_seen < h->e->hints.count) x->hints_seen++;
+    h->shown = x->hints_seen;
+}
+
+static void hint(App *a) {
+    const Exercise *e = current(a);
+    if (e->hints.count == 0) {
+        app_message(a, S_DIM, "%s has no hints", e->id);
+        return;
+    }
+    HintCtx h = {e, 0};
+    char *notice = NULL;
+    if (progress_update(a->ws->progress, take_hint, &h, &notice) < 0) {
+        app_message(a, S_ERROR, "cannot record the hint: %s", last_error());
+        return;
+    }
+    reload_progress(a);
+    app_message(a, S_MESSAGE, "Hint %d of %d%s", h.shown, e->hints.count,
+                h.shown == e->hints.count ? ": that was the last one" : " (h again for the next)");
+    show_notice(a, notice);
+    a->view = VIEW_EXERCISE;
+    a->scroll_to_mark = true;
+}
+
+static void solution(App *a) {
+    const Exercise *e = current(a);
+    if (app_status(a, a->ex) != ST_PASSED) {
+        app_message(a, S_MESSAGE, "the reference solution of %s opens once you passed it; h gives a hint", e->id);
+        return;
+    }
+    if (a->view != VIEW_SOLUTION) a->back = a->view;
+    a->view = VIEW_SOLUTION;
+    a->scroll = 0;
+}
+
+static void reset(App *a) {
+    const Exercise *e = current(a);
+    char *backup = NULL;
+    if (workspace_reset(a->course, a->ws, e, &backup) < 0) app_message(a, S_ERROR, "%s", last_error());
+    else if (backup) app_message(a, S_MESSAGE, "%s is the stub again; your file is kept as %s", e->id, backup);
+    else app_message(a, S_MESSAGE, "%s is the stub again", e->id);
+    free(backup);
+}
+
+static void toggle_watch(App *a) {
+    if (a->watcher) {
+        watcher_free(a->watcher);
+        a->watcher = NULL;
+        a->debounce.due = 0;
+        app_message(a, S_MESSAGE, "watch mode off");
+        return;
+    }
+    char *dir = path_join(a->ws->root, "exercises");
+    a->watcher = watcher_new(dir);
+    free(dir);
+    if (!a->watcher) app_message(a, S_ERROR, "%s; g grades by hand", last_error());
+    else app_message(a, S_MESSAGE, "watch mode: saving an exercise file grades it (g grades by hand too)");
+}
+
+static void on_saved(const char *name, void *ctx) {
+    App *a = ctx;
+    for (int i = 0; i < a->course->nexercises; i++) {
+        if (strcmp(a->course->exercises[i].file, name)) continue;
+        if (a->opt.start && a->opt.watch && &a->course->exercises[i] != a->opt.start) return; /* watch EX: only EX */
+        debounce_poke(&a->debounce, i, now_seconds());
+    }
+}
+
+static void move_exercise(App *a, int delta) {
+    int to = a->ex + delta;
+    if (to < 0 || to >= a->course->nexercises) {
+        app_message(a, S_DIM, "%s", delta > 0 ? "this is the last exercise" : "this is the first exercise");
+        return;
+    }
+    a->ex = to;
+    a->scroll = 0;
+    if (a->view == VIEW_RESULT && !a->have_result[to]) a->view = VIEW_EXERCISE;
+    if (a->view == VIEW_SOLUTION || a->view == VIEW_HELP) a->view = VIEW_EXERCISE;
+}
+
+static void key(App *a, int k) {
+    if (k == KEY_RESIZE) return; /* the next frame is drawn at the new size */
+    if (a->confirm_reset) {
+        a->confirm_reset = false;
+        if (k == 'y' || k == 'Y') reset(a);
+        else app_message(a, S_DIM, "not reset");
+        return;
+    }
+    if (draw_too_small()) { /* nothing to act on that cannot be seen */
+        if (k == 'q') a->quit = true;
+        return;
+    }
+    if (k != ERR) a->message[0] = '\0';
+    if (view_key(a, k)) return;
+    switch (k) {
+    case 'q': a->quit = true; break;
+    case '?':
+        if (a->view != VIEW_HELP) a->back = a->view;
+        a->view = VIEW_HELP;
+        a->scroll = 0;
+        break;
+    case 'e': edit(a); break;
+    case 'g': grade(a, a->ex, ""); break;
+    case 'h': hint(a); break;
+    case 's': solution(a); break;
+    case 'r': a->confirm_reset = true; break;
+    case 'n': move_exercise(a, +1); break;
+    case 'p': move_exercise(a, -1); break;
+    case 'l':
+        a->chapter = current(a)->chapter;
+        a->view = VIEW_LESSON;
+        a->scroll = 0;
+        break;
+    case 'w': toggle_watch(a); break;
+    case 12: /* Ctrl-L */ clearok(curscr, TRUE); break;
+    default: break;
+    }
+}
+
+/* ------------------------------------------------------------ main loop */
+
+static void loop(App *a) {
+    while (!a->quit) {
+        view_draw(a);
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN}};
+        int nfds = 1;
+        if (a->watcher) fds[nfds++] = (struct pollfd){.fd = watcher_fd(a->watcher), .events = POLLIN};
+        int r = poll(fds, (nfds_t)nfds, debounce_wait_ms(&a->debounce, now_seconds()));
+        if (r < 0 && errno != EINTR) break;
+        if (a->watcher && nfds > 1 && (fds[1].revents & POLLIN)) watcher_read(a->watcher, on_saved, a);
+        int k;
+        while (!a->quit && (k = draw_key()) != ERR) {
+            key(a, k);
+            if (a->quit) break;
+        }
+        if (r > 0 && (fds[0].revents & (POLLHUP | POLLERR))) break; /* the terminal went away */
+        int ex;
+        if (!a->quit && debounce_take(&a->debounce, now_seconds(), &ex)) grade(a, ex, "saved, graded ");
+    }
+}
+
+static int first_unfinished(const App *a) {
+    for (int i = 0; i < a->course->nexercises; i++)
+        if (app_status(a, i) != ST_PASSED) return i;
+    return a->course->nexercises - 1;
+}
+
+int tui_run(const Course *c, const Workspace *w, const TuiOptions *o) {
+    App a = {.course = c, .ws = w, .lesson_chapter = -1};
+    if (o) a.opt = *o;
+    if (c->nexercises == 0) return error("the course has no exercises"), 65;
+    if (progress_load(w->progress, &a.progress) < 0) return 65;
+    a.results = xcalloc((size_t)c->nexercises, sizeof *a.results);
+    a.have_result = xcalloc((size_t)c->nexercises, sizeof *a.have_result);
+    a.ex = a.opt.start ? a.opt.start->index : first_unfinished(&a);
+    if (draw_init() < 0) {
+        fprintf(stderr, "gpucourse: %s\n", last_error());
+        progress_free(&a.progress);
+        free(a.results);
+        free(a.have_result);
+        return 65;
+    }
+    if (a.opt.notice) app_message(&a, S_ERROR, "warning: %s", a.opt.notice);
+    else if (app_passed(&a, 0, c->nexercises) == c->nexercises)
+        app_message(&a, S_PASS, "every exercise passed; well done");
+    else
+        app_message(&a, S_MESSAGE, "%s is next: Enter opens it, l its lesson, ? all keys", c->exercises[a.ex].id);
+    if (a.opt.start) a.view = VIEW_EXERCISE;
+    if (a.opt.watch) toggle_watch(&a);
+    loop(&a);
+    draw_end();
+    watcher_free(a.watcher);
+    for (int i = 0; i < c->nexercises; i++)
+        if (a.have_result[i]) grade_result_free(&a.results[i]);
+    free(a.results);
+    free(a.have_result);
+    free(a.lesson_text);
+    sb_free(&a.log);
+    progress_free(&a.progress);
+    return 0;
+}
+
+/* ------------------------------------------------------------ watch without a terminal */
+
+typedef struct {
+    const Course *c;
+    const Exercise *only;
+    Debounce debounce;
+} TextWatch;
+
+static void text_on_saved(const char *name, void *ctx) {
+    TextWatch *t = ctx;
+    for (int i = 0; i < t->c->nexercises; i++) {
+        const Exercise *e = &t->c->exercises[i];
+        if (!strcmp(e->file, name) && (!t->only || t->only == e)) debounce_poke(&t->debounce, i, now_seconds());
+    }
+}
+
+static void text_phase(const char *phase, void *ctx) {
+    const Exercise *e = ctx;
+    fprintf(stderr, "%s: %s...\n", e->id, phase);
+}
+
+static int watch_text(const Course *c, const Workspace *w, const TuiOptions *o) {
+    char *dir = path_join(w->root, "exercises");
+    Watcher *watcher = watcher_new(dir);
+    if (!watcher) {
+        free(dir);
+        fprintf(stderr, "gpucourse: %s\n", last_error());
+        return EXIT_SETUP;
+    }
+    TextWatch t = {c, o->start, {0}};
+    bool keys = isatty(STDIN_FILENO);
+    if (o->start) printf("watching %s/%s: every save grades %s", dir, o->start->file, o->start->id);
+    else printf("watching %s: saving an exercise file grades it", dir);
+    printf("%s; Ctrl-C stops\n", keys ? "; Enter grades again" : "");
+    fflush(stdout);
+    int last = o->start ? o->start->index : -1, code = 0;
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = watcher_fd(watcher), .events = POLLIN}, {.fd = STDIN_FILENO, .events = POLLIN}};
+        int r = poll(fds, keys ? 2 : 1, debounce_wait_ms(&t.debounce, now_seconds()));
+        if (r < 0 && errno != EINTR) break;
+        if (fds[0].revents & POLLIN) watcher_read(watcher, text_on_saved, &t);
+        if (keys && (fds[1].revents & (POLLIN | POLLHUP))) {
+            char line[256];
+            if (!fgets(line, sizeof line, stdin)) break;
+            if (line[0] == 'q') break;
+            if (last >= 0) debounce_poke(&t.debounce, last, now_seconds() - WATCH_DEBOUNCE_S);
+        }
+        int ex;
+        if (!debounce_take(&t.debounce, now_seconds(), &ex)) continue;
+        last = ex;
+        const Exercise *e = &c->exercises[ex];
+        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = text_phase, .ctx = (void *)e};
+        GradeResult r2;
+        grade_exercise(c, w, e, &go, &r2);
+        char *notice = NULL;
+        if (grade_record(w, e, &r2, &notice) < 0)
+            fprintf(stderr, "gpucourse: warning: progress not saved: %s\n", last_error());
+        if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
+        free(notice);
+        report_text(stdout, e, &r2);
+        putchar('\n');
+        fflush(stdout);
+        bool stop = r2.verdict == V_INTERRUPTED;
+        if (stop) code = EXIT_INTERRUPTED;
+        grade_result_free(&r2);
+        if (stop) break;
+    }
+    watcher_free(watcher);
+    free(dir);
+    return code;
+}
+
+int tui_watch(const Course *c, const Workspace *w, const TuiOptions *o) {
+    TuiOptions wo = *o;
+    wo.watch = true;
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return tui_run(c, w, &wo);
+    return watch_text(c, w, &wo);
+}

@@ -1,0 +1,68 @@
+/* The terminal app's state, shared by the main loop and actions (app.c) and
+ * the views (views.c). One program-state enum, the view, drives drawing and
+ * input, as in ncdu. */
+#ifndef GPUCOURSE_TUI_APP_H
+#define GPUCOURSE_TUI_APP_H
+
+#include "../grader/grader.h"
+#include "doc.h"
+#include "tui.h"
+#include "watch.h"
+
+typedef enum {
+    VIEW_COURSE,   /* chapters and exercises, with progress */
+    VIEW_LESSON,   /* the chapter's lesson */
+    VIEW_EXERCISE, /* the task, the file, status, hints */
+    VIEW_RESULT,   /* the last grading result of the exercise */
+    VIEW_SOLUTION, /* the reference solution (once passed) */
+    VIEW_HELP,     /* the keys */
+    VIEW_GRADING,  /* the live log while grading */
+    VIEW_COUNT
+} ViewId;
+
+typedef struct App {
+    const Course *course;
+    const Workspace *ws;
+    TuiOptions opt;
+    Progress progress;     /* as on disk; reloaded after every change we make */
+    ViewId view;           /* what is on the screen */
+    ViewId back;           /* where help and the solution return to */
+    int ex;                /* the current exercise (course view: the selected one) */
+    int chapter;           /* the lesson view's chapter */
+    int scroll;            /* first line of the view's Doc on the screen */
+    bool scroll_to_mark;   /* after the next build, show the Doc's marked line */
+    int mark_line;         /* set by a build: a line worth showing (the newest hint) */
+    char *lesson_text;     /* the lesson of lesson_chapter, read once */
+    int lesson_chapter;
+    GradeResult *results;  /* the last result of each exercise in this session */
+    bool *have_result;
+    char message[512];     /* the status line: what just happened */
+    Style message_style;
+    bool confirm_reset;    /* asking "reset? y/n" */
+    Watcher *watcher;      /* watch mode is on when set */
+    Debounce debounce;     /* a save seen, grading soon; what = the exercise */
+    /* while grading */
+    int grading_ex;
+    StrBuf log;            /* nvcc's and the program's output so far */
+    char phase[64];
+    double last_draw;      /* when the live log was last drawn */
+    double last_output;    /* when output last came */
+    bool quit;
+} App;
+
+/* views.c: drawing the whole screen for the current view, and scrolling. */
+void view_draw(App *a);
+/* Builds the Doc of a document view at a width. */
+void view_build(App *a, Doc *d, int width);
+/* Handles a key of the current view (movement, scrolling); false when the
+ * key is not the view's own. */
+bool view_key(App *a, int key);
+int view_body_rows(void);
+
+/* app.c: state the views read. */
+ExStatus app_status(const App *a, int ex);
+const ExProgress *app_progress(const App *a, int ex);
+int app_passed(const App *a, int first, int count);
+void app_message(App *a, Style s, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+#endif

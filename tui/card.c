@@ -1,0 +1,333 @@
+#define _GNU_SOURCE
+#include "card.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *card_verdict_banner(Verdict v) {
+    static const char *const banners[V_COUNT] = {
+        [V_PASS] = "PASS", [V_WRONG] = "WRONG ANSWER", [V_SLOW] = "TOO SLOW",
+        [V_COMPILE_ERROR] = "COMPILE ERROR", [V_RUNTIME_ERROR] = "RUNTIME ERROR", [V_TIMEOUT] = "TIMEOUT",
+        [V_REQUIREMENT] = "REQUIREMENT NOT MET", [V_SKIPPED] = "SKIPPED: no GPU",
+        [V_INTERRUPTED] = "INTERRUPTED", [V_SETUP_ERROR] = "SETUP ERROR",
+    };
+    return v < V_COUNT ? banners[v] : "?";
+}
+
+Style card_verdict_style(Verdict v) {
+    switch (v) {
+    case V_PASS: return S_PASS;
+    case V_SLOW:
+    case V_REQUIREMENT: return S_WARN;
+    case V_SKIPPED: return S_SKIP;
+    case V_INTERRUPTED: return S_DIM;
+    default: return S_FAIL;
+    }
+}
+
+/* The harness reports the bytes a kind must move, not its flops: these are
+ * read off the kinds in harness/kinds/ (an add or a multiply is 1 flop, a multiply-add
+ * 2), per byte of that same count. Kinds that only move or compare data do
+ * no float arithmetic and are not listed. */
+static const struct {
+    const char *kind;
+    double flops_per_byte;
+} kind_flops[] = {
+    {"vector_add", 1.0 / 12},      /* z = x + y: 1 flop, 12 bytes per element */
+    {"saxpy", 2.0 / 12},           /* y = a x + y: 2 flops, 12 bytes */
+    {"affine", 2.0 / 8},           /* y = a x + b: 2 flops, 8 bytes */
+    {"col_scale", 1.0 / 8},        /* out = in * scale[c]: 1 flop, ~8 bytes */
+    {"fused_axpy_relu", 3.0 / 12}, /* z = max(a x + y, 0): 3 flops, 12 bytes */
+};
+
+double card_kind_flops_per_byte(const char *kind) {
+    for (size_t i = 0; i < ARRAY_SIZE(kind_flops); i++)
+        if (!strcmp(kind_flops[i].kind, kind)) return kind_flops[i].flops_per_byte;
+    return 0;
+}
+
+static void repeat(Doc *d, Style s, const char *g, int n) {
+    for (int i = 0; i < n; i++) doc_add(d, s, g);
+}
+
+static void label(Doc *d, const char *name) { doc_printf(d, S_LABEL, "%-9s", name); }
+
+/* ------------------------------------------------------------ bars */
+
+static int bar_pos(double v, double scale, int w) {
+    int p = (int)(v / scale * w + 0.5);
+    return p < 0 ? 0 : p > w ? w : p;
+}
+
+void card_bars(Doc *d, const GradeResult *r, int width) {
+    int w = width - 38;
+    if (w > 48) w = 48;
+    if (w < 10) w = 10;
+    double scale = fmax(r->gbps_student, fmax(r->gbps_reference, r->gbps_baseline));
+    if (scale <= 0) return;
+    scale *= 1.02;
+    /* the floors in GB/s: the reference's throughput, or the copy's, times the floor */
+    double floor_ref = r->floor_reference * r->gbps_reference;
+    double floor_base = r->floor_baseline > 0 ? r->floor_baseline * r->gbps_baseline : 0;
+    int fr = floor_ref > 0 ? bar_pos(floor_ref, scale, w) : -1;
+    int fb = floor_base > 0 ? bar_pos(floor_base, scale, w) : -1;
+    if (fr >= w) fr = w - 1;
+    if (fb >= w) fb = w - 1;
+    const struct {
+        const char *name;
+        double gbps;
+        Style s;
+    } rows[] = {
+        {"you", r->gbps_student, S_BAR_YOU},
+        {"reference", r->gbps_reference, S_BAR_REF},
+        {"copy", r->gbps_baseline, S_BAR_BASE},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        doc_printf(d, i == 0 ? S_LABEL : S_NORMAL, "  %-10s ", rows[i].name);
+        int len = bar_pos(rows[i].gbps, scale, w);
+        for (int k = 0; k < w; k++) {
+            if (i == 0 && (k == fr || k == fb)) doc_add(d, S_FLOOR, glyph->floor);
+            else if (k < len) doc_add(d, rows[i].s, glyph->block);
+            else doc_add(d, S_DIM, glyph->shade);
+        }
+        doc_printf(d, i == 0 ? S_LABEL : S_NORMAL, " %5.0f GB/s", rows[i].gbps);
+        if (i == 0) doc_printf(d, S_NORMAL, "  %.2fx ref", r->vs_reference);
+        if (i == 2) doc_printf(d, S_DIM, "  (same run)");
+        doc_newline(d);
+    }
+    /* the floors, pointed at from under the bars */
+    doc_add(d, S_NORMAL, "             ");
+    for (int k = 0; k < w; k++) doc_add(d, k == fr || k == fb ? S_FLOOR : S_NORMAL, k == fr || k == fb ? glyph->up : " ");
+    doc_add(d, S_FLOOR, " floors");
+    doc_newline(d);
+    doc_printf(d, S_DIM, "  floors: %.2fx the reference = %.0f GB/s", r->floor_reference, floor_ref);
+    if (floor_base > 0) doc_printf(d, S_DIM, ", %.2fx the copy = %.0f GB/s", r->floor_baseline, floor_base);
+    doc_newline(d);
+    doc_printf(d, S_DIM, "  you/reference %.2f, you/copy %.2f (median of %d samples each)", r->vs_reference,
+               r->vs_baseline, r->student.samples);
+    doc_newline(d);
+}
+
+/* ------------------------------------------------------------ roofline */
+
+static void si(char *buf, size_t size, double v, const char *unit) {
+    static const char *const prefixes[] = {"", "k", "M", "G", "T", "P"};
+    int p = 0;
+    while (v >= 1000 && p < 5) v /= 1000, p++;
+    snprintf(buf, size, v >= 100 ? "%.0f %s%s" : v >= 10 ? "%.1f %s%s" : "%.2f %s%s", v, prefixes[p], unit);
+}
+
+enum { ROOF_H = 8, ROOF_DECADES_X = 5, ROOF_DECADES_Y = 4 };
+static const double roof_xmin = 0.01; /* flop/byte at the left edge */
+
+void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
+    if (!r->timed || r->sm_count <= 0 || r->clock_mhz <= 0 || r->gbps_baseline <= 0) return;
+    /* Ceilings: memory, the copy measured in the same run (what this GPU
+     * really moves); compute, the FP32 peak of Hopper, 128 FP32 lanes per SM,
+     * a fused multiply-add (2 flops) per lane per clock. */
+    double bw = r->gbps_baseline * 1e9;
+    double peak = (double)r->sm_count * 128 * 2 * r->clock_mhz * 1e6;
+    double fpb = card_kind_flops_per_byte(e->kind);
+    int w = width - 12;
+    if (w > 60) w = 60;
+    if (w < 30) w = 30;
+    double cpd = (double)w / ROOF_DECADES_X, rpd = (double)ROOF_H / ROOF_DECADES_Y;
+    double ymax = peak * 2, lymax = log10(ymax);
+    const char *cell[ROOF_H][64];
+    Style st[ROOF_H][64];
+    for (int y = 0; y < ROOF_H; y++)
+        for (int x = 0; x < w; x++) cell[y][x] = " ", st[y][x] = S_NORMAL;
+    int prev_row = ROOF_H;
+    for (int x = w - 1; x >= 0; x--) { /* right to left: a rise is where the next column is higher */
+        double ai = roof_xmin * pow(10, (x + 0.5) / cpd);
+        double roof = fmin(peak, bw * ai);
+        int row = (int)floor((lymax - log10(roof)) * rpd);
+        if (row >= 0 && row < ROOF_H) {
+            cell[row][x] = x < w - 1 && prev_row < row ? "/" : "_";
+            st[row][x] = S_ROOF;
+        }
+        prev_row = row;
+    }
+    int px = -1, py = -1;
+    double perf = r->gbps_student * 1e9 * fpb;
+    if (fpb > 0 && perf > 0) {
+        px = (int)floor(log10(fpb / roof_xmin) * cpd);
+        py = (int)floor((lymax - log10(perf)) * rpd);
+        if (px >= 0 && px < w && py >= 0 && py < ROOF_H) {
+            cell[py][px] = glyph->point;
+            st[py][px] = S_POINT;
+        }
+    }
+    char top[16], bottom[16], peak_text[32], bw_text[32], perf_text[32];
+    si(top, sizeof top, ymax, "");
+    si(bottom, sizeof bottom, ymax / pow(10, ROOF_DECADES_Y), "");
+    si(peak_text, sizeof peak_text, peak, "FLOP/s");
+    si(bw_text, sizeof bw_text, bw, "B/s");
+    si(perf_text, sizeof perf_text, perf, "FLOP/s");
+    doc_add(d, S_H3, "Roofline");
+    doc_add(d, S_DIM, " (FP32; flop/s against flop per byte, both axes logarithmic)");
+    doc_newline(d);
+    for (int y = 0; y < ROOF_H; y++) {
+        doc_printf(d, S_DIM, "%7s ", y == 0 ? top : y == ROOF_H - 1 ? bottom : "");
+        doc_add(d, S_DIM, glyph->vline);
+        for (int x = 0; x < w; x++) doc_add(d, st[y][x], cell[y][x]);
+        doc_newline(d);
+    }
+    doc_add(d, S_DIM, "        ");
+    doc_add(d, S_DIM, glyph->corner);
+    repeat(d, S_DIM, glyph->hline, w);
+    doc_newline(d);
+    char axis[128];
+    memset(axis, ' ', sizeof axis);
+    static const char *const ticks[] = {"0.01", "0.1", "1", "10", "100", "1000"};
+    for (int k = 0; k <= ROOF_DECADES_X; k++) {
+        int at = 9 + (int)(k * cpd) - (k == ROOF_DECADES_X ? (int)strlen(ticks[k]) - 1 : 0);
+        if (at + strlen(ticks[k]) < sizeof axis) memcpy(axis + at, ticks[k], strlen(ticks[k]));
+    }
+    int axis_len = 9 + w + 1;
+    if (axis_len > (int)sizeof axis - 1) axis_len = sizeof axis - 1;
+    axis[axis_len] = '\0';
+    doc_add(d, S_DIM, axis);
+    doc_add(d, S_DIM, " flop/B");
+    doc_newline(d);
+    char *text = xprintf("ceilings: memory %s (the copy in the same run); compute %s (FP32 peak: %d SMs x 128 "
+                         "lanes x 2 flops x %d MHz)",
+                         bw_text, peak_text, r->sm_count, r->clock_mhz);
+    doc_add(d, S_NORMAL, "  ");
+    doc_wrap(d, S_NORMAL, text, 12, width);
+    free(text);
+    if (fpb > 0)
+        text = xprintf("you: %.3g flop/B, %s, %.0f%% of the memory roof there; the compute roof is %.0fx higher: "
+                       "memory-bound, so bytes are what to save",
+                       fpb, perf_text, 100 * r->vs_baseline, peak / (bw * fpb));
+    else
+        text = xprintf("you: no floating-point work in this kernel, only data movement: the memory roof is the "
+                       "ceiling, and you reach %.0f%% of it",
+                       100 * r->vs_baseline);
+    doc_add(d, S_NORMAL, "  ");
+    if (fpb > 0) doc_add(d, S_POINT, glyph->point);
+    doc_add(d, S_NORMAL, fpb > 0 ? " " : "");
+    doc_wrap(d, S_NORMAL, text, 4, width);
+    free(text);
+}
+
+/* ------------------------------------------------------------ the card */
+
+static void indented_text(Doc *d, const char *text, int max_lines, Style s, bool mark_errors) {
+    int shown = 0;
+    const char *p = text;
+    while (*p && shown < max_lines) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = xstrndup(p, len);
+        Style ls = mark_errors && (strstr(line, "error") || strstr(line, "Error")) ? S_ERROR : s;
+        doc_add(d, S_DIM, "  ");
+        doc_add(d, ls, line);
+        doc_newline(d);
+        free(line);
+        shown++;
+        p += len + (nl ? 1 : 0);
+    }
+    if (*p) {
+        doc_printf(d, S_DIM, "  ... %zu more bytes", strlen(p));
+        doc_newline(d);
+    }
+}
+
+void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
+    doc_printf(d, S_H2, "%s %s: %s", e->id, e->name, e->title);
+    doc_newline(d);
+    doc_newline(d);
+    Style vs = card_verdict_style(r->verdict);
+    doc_printf(d, vs, " %s ", card_verdict_banner(r->verdict));
+    doc_newline(d);
+    doc_wrap(d, S_NORMAL, r->reason, 0, width);
+    if (r->verdict == V_SKIPPED) {
+        doc_newline(d);
+        doc_wrap(d, S_NORMAL,
+                 "Your code compiles. Grading runs it on an NVIDIA GPU (Hopper, sm_90a), and this machine has "
+                 "none, so nothing was checked or timed: this is not a failure. 'gpucourse doctor' says what "
+                 "is missing.",
+                 0, width);
+    }
+    if (r->verdict == V_INTERRUPTED) {
+        doc_newline(d);
+        doc_add(d, S_DIM, "Nothing was recorded; g grades again.");
+        doc_newline(d);
+    }
+    doc_newline(d);
+    if (r->device[0]) {
+        label(d, "Device");
+        doc_printf(d, S_NORMAL, "%s, %d SMs, %d MHz", r->device, r->sm_count, r->clock_mhz);
+        doc_newline(d);
+    }
+    if (r->nchecks) {
+        label(d, "Checks");
+        for (int i = 0; i < r->nchecks; i++) {
+            const CheckResult *c = &r->checks[i];
+            if (c->timed_sample && c->ok) continue;
+            doc_add(d, S_NORMAL, " ");
+            doc_add(d, S_NORMAL, c->size);
+            doc_add(d, S_NORMAL, " ");
+            doc_add(d, c->ok ? S_PASS : S_FAIL, c->ok ? "ok" : "WRONG");
+        }
+        doc_newline(d);
+        label(d, "Seed");
+        doc_printf(d, S_NORMAL, "%llu (replay: gpucourse grade %s --seed %llu)", r->seed, e->id, r->seed);
+        doc_newline(d);
+    }
+    if (r->mismatches.count) {
+        doc_newline(d);
+        doc_add(d, S_H3, "First mismatches");
+        doc_newline(d);
+        for (int i = 0; i < r->mismatches.count; i++) {
+            doc_add(d, S_ERROR, "  ");
+            doc_add(d, S_ERROR, r->mismatches.items[i]);
+            doc_newline(d);
+        }
+    }
+    if (r->timed) {
+        char size[64];
+        size_text(&e->timing_size, size, sizeof size);
+        doc_newline(d);
+        doc_add(d, S_H3, "Throughput");
+        doc_printf(d, S_DIM, " at %s, %.1f GB moved per run", size, r->bytes / 1e9);
+        doc_newline(d);
+        card_bars(d, r, width);
+        doc_newline(d);
+        card_roofline(d, e, r, width);
+    }
+    if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
+        doc_newline(d);
+        doc_add(d, S_H3, "nvcc says");
+        doc_newline(d);
+        indented_text(d, r->compile_log, 200, S_LOG, true);
+    } else if (r->compile_log && r->compile_log[0]) {
+        doc_newline(d);
+        doc_printf(d, S_H3, "Compiler warnings");
+        doc_newline(d);
+        indented_text(d, r->compile_log, 40, S_LOG, true);
+    }
+    if (r->program_output && (r->program_output[0] || r->output_dropped)) {
+        doc_newline(d);
+        doc_add(d, S_H3, "Your program printed");
+        doc_newline(d);
+        indented_text(d, r->program_output, 40, S_LOG, false);
+        if (r->output_dropped) {
+            doc_printf(d, S_DIM, "  ... and %zu bytes more (capped)", r->output_dropped);
+            doc_newline(d);
+        }
+    }
+    for (int i = 0; i < r->notes.count; i++) {
+        label(d, "Note");
+        doc_add(d, S_DIM, r->notes.items[i]);
+        doc_newline(d);
+    }
+    if (r->compile_log || r->wall_s > 0) {
+        if (d->count && d->lines[d->count - 1].len) doc_newline(d);
+        doc_printf(d, S_DIM, "graded in %.1f s (compile %.1f s)", r->wall_s, r->compile_s);
+        doc_newline(d);
+    }
+}

@@ -1,0 +1,25 @@
+/* The result card: a grading result as a Doc that a person reads at a
+ * glance. The verdict, the first mismatches with coordinates, bars of you vs
+ * the reference vs the same-run baseline with the floors marked, and a small
+ * roofline. No curses here. */
+#ifndef GPUCOURSE_TUI_CARD_H
+#define GPUCOURSE_TUI_CARD_H
+
+#include "../grader/grader.h"
+#include "doc.h"
+
+/* The verdict as a word or two in capitals, and its style. */
+const char *card_verdict_banner(Verdict v);
+Style card_verdict_style(Verdict v);
+
+void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width);
+
+/* Parts, also used on their own. */
+void card_bars(Doc *d, const GradeResult *r, int width);
+void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width);
+
+/* Floating-point operations per byte that must move, for a harness kind
+ * (0: no float arithmetic, or a kind not known here). */
+double card_kind_flops_per_byte(const char *kind);
+
+#endif

@@ -1,0 +1,26 @@
+/* The terminal app and watch mode: what src/main.c calls. Only tui/ includes
+ * curses; this header does not. */
+#ifndef GPUCOURSE_TUI_H
+#define GPUCOURSE_TUI_H
+
+#include "../src/course.h"
+#include "../src/workspace.h"
+
+typedef struct {
+    const Exercise *start;     /* open on this exercise (NULL: the next unfinished) */
+    bool watch;                /* start with watch mode on */
+    unsigned long long seed;   /* --seed, 0: fresh */
+    int timeout_s;             /* --timeout, 0: the exercise's */
+    const char *notice;        /* a warning to show at start (damaged progress) */
+} TuiOptions;
+
+/* The full-screen app. Returns the exit code: 0, or 65 when the terminal
+ * cannot be used (the reason is then in last_error()). */
+int tui_run(const Course *c, const Workspace *w, const TuiOptions *o);
+
+/* `gpucourse watch [EX]`: the app in watch mode on a terminal; elsewhere
+ * (stdout not a terminal) a plain loop that grades on every save and prints
+ * each report. o->start NULL: any exercise file that is saved. */
+int tui_watch(const Course *c, const Workspace *w, const TuiOptions *o);
+
+#endif

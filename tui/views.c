@@ -1,0 +1,529 @@
+/* The views: each builds a Doc (or draws the live log), and the frame around
+ * it (title bar, status line, footer of keys) is the same for all. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "card.h"
+#include "draw.h"
+#include "markdown.h"
+
+enum { MAX_TEXT_WIDTH = 100 }; /* lessons stay readable on wide terminals */
+
+int view_body_rows(void) { return draw_rows() - 3; }
+
+static int text_width_for(int cols) {
+    int w = cols - 2;
+    return w > MAX_TEXT_WIDTH ? MAX_TEXT_WIDTH : w;
+}
+
+static const char *status_mark(ExStatus s) {
+    static const char *const marks[ST_COUNT] = {"[ ]", "[~]", "[c]", "[=]", "[x]"};
+    return s < ST_COUNT ? marks[s] : "[?]";
+}
+
+static Style status_style(ExStatus s) {
+    switch (s) {
+    case ST_PASSED: return S_PASS;
+    case ST_CORRECT: return S_WARN;
+    case ST_COMPILES:
+    case ST_ATTEMPTED: return S_INFO;
+    default: return S_DIM;
+    }
+}
+
+static void label(Doc *d, const char *name) { doc_printf(d, S_LABEL, "%-10s", name); }
+
+/* ------------------------------------------------------------ course */
+
+static void progress_bar(Doc *d, int done, int total, int w) {
+    int full = total ? (done * w + total / 2) / total : 0;
+    doc_add(d, S_DIM, "[");
+    for (int i = 0; i < w; i++) doc_add(d, i < full ? S_PASS : S_DIM, i < full ? glyph->block : glyph->shade);
+    doc_add(d, S_DIM, "]");
+}
+
+static void build_course(App *a, Doc *d, int width) {
+    const Course *c = a->course;
+    doc_add(d, S_H2, c->title);
+    doc_newline(d);
+    for (int ch = 0; ch < c->nchapters; ch++) {
+        const Chapter *chap = &c->chapters[ch];
+        int passed = app_passed(a, chap->first, chap->count);
+        doc_newline(d);
+        char head[256];
+        snprintf(head, sizeof head, "%2d  %s", ch + 1, chap->title);
+        int bar = 20, pad = width - 14 - bar - text_width(head, strlen(head));
+        doc_add(d, S_H3, head);
+        doc_printf(d, S_NORMAL, "%*s", pad > 1 ? pad : 1, "");
+        progress_bar(d, passed, chap->count, bar);
+        doc_printf(d, passed == chap->count ? S_PASS : S_NORMAL, " %d/%d passed", passed, chap->count);
+        doc_newline(d);
+        for (int i = chap->first; i < chap->first + chap->count; i++) {
+            const Exercise *e = &c->exercises[i];
+            ExStatus st = app_status(a, i);
+            if (i == a->ex) a->mark_line = doc_here(d);
+            doc_add(d, S_NORMAL, "    ");
+            doc_add(d, status_style(st), status_mark(st));
+            doc_printf(d, S_NORMAL, " %s  %-18s ", e->id, e->name);
+            doc_add(d, S_DIM, e->summary);
+            doc_newline(d);
+        }
+    }
+    doc_newline(d);
+    doc_add(d, S_DIM, "[ ] not started [~] attempted [c] compiles [=] correct, too slow [x] passed");
+    doc_newline(d);
+}
+
+/* ------------------------------------------------------------ exercise */
+
+static void build_exercise(App *a, Doc *d, int width) {
+    const Exercise *e = &a->course->exercises[a->ex];
+    const Chapter *chap = &a->course->chapters[e->chapter];
+    const ExProgress *p = app_progress(a, a->ex);
+    ExStatus st = app_status(a, a->ex);
+    doc_printf(d, S_H2, "%s %s: %s", e->id, e->name, e->title);
+    doc_newline(d);
+    doc_printf(d, S_DIM, "Chapter %d: %s", e->chapter + 1, chap->title);
+    doc_newline(d);
+    doc_newline(d);
+    char *file = workspace_exercise_path(a->ws, e);
+    label(d, "File");
+    doc_add(d, S_CODE, file);
+    doc_newline(d);
+    free(file);
+    label(d, "Status");
+    doc_add(d, status_style(st), status_mark(st));
+    doc_printf(d, status_style(st), " %s", status_name(st));
+    int attempts = p ? p->attempts : 0;
+    doc_printf(d, S_NORMAL, ", %d attempt%s", attempts, attempts == 1 ? "" : "s");
+    if (p && p->last_verdict[0]) doc_printf(d, S_DIM, ", last: %s", p->last_verdict);
+    doc_newline(d);
+    if (p && p->best_vs_reference > 0) {
+        label(d, "Best");
+        doc_printf(d, S_NORMAL, "%.2fx the reference, %.2fx the copy", p->best_vs_reference, p->best_vs_baseline);
+        doc_newline(d);
+    }
+    label(d, "To pass");
+    char *rule = e->floor_baseline > 0
+                     ? xprintf("correct at every size, and at least %.2fx the reference's throughput and %.2fx the "
+                               "copy bandwidth of the same run",
+                               e->floor_reference, e->floor_baseline)
+                     : xprintf("correct at every size, and at least %.2fx the reference's throughput",
+                               e->floor_reference);
+    doc_wrap(d, S_NORMAL, rule, 10, width);
+    free(rule);
+    int seen = p ? p->hints_seen : 0;
+    label(d, "Hints");
+    doc_printf(d, S_NORMAL, "%d of %d seen", seen, e->hints.count);
+    doc_add(d, S_DIM, seen < e->hints.count ? " (h shows the next)" : " (all seen)");
+    doc_newline(d);
+    if (a->have_result[a->ex]) {
+        const GradeResult *r = &a->results[a->ex];
+        label(d, "Result");
+        doc_printf(d, card_verdict_style(r->verdict), "%s", card_verdict_banner(r->verdict));
+        doc_add(d, S_DIM, " (Enter shows the card)");
+        doc_newline(d);
+    }
+    doc_newline(d);
+    doc_add(d, S_H2, "Task");
+    doc_newline(d);
+    md_render(d, e->task, width);
+    if (seen > 0) {
+        doc_newline(d);
+        doc_add(d, S_H2, "Hints");
+        doc_newline(d);
+        for (int i = 0; i < seen && i < e->hints.count; i++) {
+            if (i == seen - 1) a->mark_line = doc_here(d);
+            doc_printf(d, S_LABEL, "Hint %d of %d", i + 1, e->hints.count);
+            if (i == seen - 1) doc_add(d, S_MESSAGE, " (new)");
+            doc_newline(d);
+            md_render(d, e->hints.items[i], width);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ lesson, solution, help */
+
+static void build_lesson(App *a, Doc *d, int width) {
+    const Chapter *chap = &a->course->chapters[a->chapter];
+    if (!a->lesson_text || a->lesson_chapter != a->chapter) {
+        free(a->lesson_text);
+        a->lesson_text = read_file(chap->lesson_path, NULL);
+        a->lesson_chapter = a->chapter;
+        if (!a->lesson_text) a->lesson_text = xprintf("The lesson cannot be read: %s\n", last_error());
+    }
+    md_render(d, a->lesson_text, width);
+    doc_newline(d);
+    doc_printf(d, S_DIM, "End of the lesson. Enter opens the chapter's first unfinished exercise; n the next chapter.");
+    doc_newline(d);
+}
+
+static void build_solution(App *a, Doc *d) {
+    const Exercise *e = &a->course->exercises[a->ex];
+    char *path = course_solution_path(a->course, e);
+    doc_printf(d, S_H2, "The reference solution of %s", e->id);
+    doc_newline(d);
+    doc_add(d, S_DIM, path);
+    doc_newline(d);
+    doc_newline(d);
+    char *text = read_file(path, NULL);
+    if (!text) {
+        doc_add(d, S_ERROR, last_error());
+        doc_newline(d);
+    }
+    for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+        nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        for (size_t i = 0; i < len; i++) {
+            if (p[i] == '\t') doc_add(d, S_CODEBLOCK, "    ");
+            else doc_addn(d, S_CODEBLOCK, p + i, 1);
+        }
+        doc_newline(d);
+    }
+    free(text);
+    free(path);
+}
+
+static const char *const help_keys[][2] = {
+    {NULL, "Anywhere"},
+    {"e", "open the exercise in $VISUAL or $EDITOR (vi if neither is set)"},
+    {"g", "grade it: compile and run on the GPU, the log streams live; Ctrl-C cancels"},
+    {"h", "the next hint (each one is recorded in your progress)"},
+    {"s", "the reference solution, once you passed the exercise"},
+    {"r", "reset the exercise to its stub (asks first; your file is kept in backups/)"},
+    {"n p", "the next / previous exercise (in a lesson: the next / previous chapter)"},
+    {"l", "the lesson of the exercise's chapter"},
+    {"w", "watch mode: grade again every time the exercise file is saved"},
+    {"?", "this help"},
+    {"q", "quit"},
+    {NULL, "Moving"},
+    {"j k Up Down", "select, or scroll a line"},
+    {"PgUp PgDn Space b", "scroll a page"},
+    {"Home End", "the top, the bottom"},
+    {"Enter Right", "open: an exercise, its last result card"},
+    {"Esc Left", "back"},
+    {"Ctrl-L", "redraw the screen"},
+};
+
+static void build_help(Doc *d, int width) {
+    doc_add(d, S_H2, "gpucourse: the keys");
+    doc_newline(d);
+    for (size_t i = 0; i < ARRAY_SIZE(help_keys); i++) {
+        if (!help_keys[i][0]) {
+            doc_newline(d);
+            doc_add(d, S_H3, help_keys[i][1]);
+            doc_newline(d);
+            continue;
+        }
+        doc_printf(d, S_KEY, "  %-18s", help_keys[i][0]);
+        doc_wrap(d, S_NORMAL, help_keys[i][1], 20, width);
+    }
+    doc_newline(d);
+    doc_add(d, S_H3, "Status marks");
+    doc_newline(d);
+    doc_add(d, S_NORMAL, "  [ ] not started  [~] attempted  [c] compiles  [=] correct, not fast enough  [x] passed");
+    doc_newline(d);
+    doc_newline(d);
+    doc_wrap(d, S_DIM,
+             "Watch mode also runs on its own: 'gpucourse watch ex03' grades on every save. Where file events do "
+             "not arrive (some network file systems), press g. Without a GPU, grading compiles your code and "
+             "says it was skipped.",
+             0, width);
+}
+
+void view_build(App *a, Doc *d, int width) {
+    a->mark_line = -1;
+    switch (a->view) {
+    case VIEW_COURSE: build_course(a, d, width); break;
+    case VIEW_LESSON: build_lesson(a, d, width); break;
+    case VIEW_EXERCISE: build_exercise(a, d, width); break;
+    case VIEW_RESULT:
+        if (a->have_result[a->ex]) card_build(d, &a->course->exercises[a->ex], &a->results[a->ex], width);
+        break;
+    case VIEW_SOLUTION: build_solution(a, d); break;
+    case VIEW_HELP: build_help(d, width); break;
+    default: break;
+    }
+}
+
+/* ------------------------------------------------------------ the frame */
+
+typedef struct {
+    const char *key, *what;
+} KeyHelp;
+
+static const KeyHelp keys_course[] = {{"Enter", "open"}, {"l", "lesson"}, {"e", "edit"}, {"g", "grade"},
+                                      {"h", "hint"}, {"w", "watch"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_lesson[] = {{"j/k", "scroll"}, {"n/p", "chapter"}, {"Enter", "exercise"}, {"Esc", "back"},
+                                      {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_exercise[] = {{"e", "edit"}, {"g", "grade"}, {"h", "hint"}, {"s", "solution"},
+                                        {"n/p", "next/prev"}, {"l", "lesson"}, {"?", "help"},
+                                        {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_result[] = {{"j/k", "scroll"}, {"e", "edit"}, {"g", "grade"}, {"h", "hint"},
+                                      {"n/p", "next/prev"}, {"Esc", "back"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_doc[] = {{"j/k", "scroll"}, {"Esc", "back"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_help[] = {{"j/k", "scroll"}, {"Esc ? q", "close"}, {NULL, NULL}};
+static const KeyHelp keys_grading[] = {{"Ctrl-C", "cancel grading"}, {NULL, NULL}};
+static const KeyHelp keys_confirm[] = {{"y", "yes, reset"}, {"n Esc", "no"}, {NULL, NULL}};
+
+static void draw_footer(const App *a) {
+    static const KeyHelp *const by_view[VIEW_COUNT] = {
+        [VIEW_COURSE] = keys_course, [VIEW_LESSON] = keys_lesson, [VIEW_EXERCISE] = keys_exercise,
+        [VIEW_RESULT] = keys_result, [VIEW_SOLUTION] = keys_doc, [VIEW_HELP] = keys_help,
+        [VIEW_GRADING] = keys_grading,
+    };
+    const KeyHelp *k = a->confirm_reset ? keys_confirm : by_view[a->view];
+    int y = draw_rows() - 1, x = 0, cols = draw_cols();
+    draw_fill(y, 0, cols, S_FOOTER);
+    for (; k->key && x < cols; k++) {
+        x += draw_text(y, x, cols - x, S_FOOTER, " ");
+        x += draw_text(y, x, cols - x, S_KEY, k->key);
+        x += draw_text(y, x, cols - x, S_FOOTER, " ");
+        x += draw_text(y, x, cols - x, S_FOOTER, k->what);
+        x += draw_text(y, x, cols - x, S_FOOTER, " ");
+    }
+}
+
+static void view_title(const App *a, char *buf, size_t size) {
+    const Exercise *e = &a->course->exercises[a->ex];
+    switch (a->view) {
+    case VIEW_COURSE: snprintf(buf, size, "the course"); break;
+    case VIEW_LESSON:
+        snprintf(buf, size, "Chapter %d: %s", a->chapter + 1, a->course->chapters[a->chapter].title);
+        break;
+    case VIEW_EXERCISE: snprintf(buf, size, "%s %s", e->id, e->name); break;
+    case VIEW_RESULT: snprintf(buf, size, "%s %s: result", e->id, e->name); break;
+    case VIEW_SOLUTION: snprintf(buf, size, "%s %s: reference solution", e->id, e->name); break;
+    case VIEW_HELP: snprintf(buf, size, "help"); break;
+    case VIEW_GRADING:
+        snprintf(buf, size, "%s %s: grading", a->course->exercises[a->grading_ex].id,
+                 a->course->exercises[a->grading_ex].name);
+        break;
+    default: buf[0] = '\0';
+    }
+}
+
+static void draw_title(const App *a) {
+    int cols = draw_cols();
+    draw_fill(0, 0, cols, S_TITLE);
+    char title[256], right[96];
+    view_title(a, title, sizeof title);
+    int x = draw_text(0, 0, cols, S_TITLE, " gpucourse ");
+    x += draw_text(0, x, cols - x, S_TITLE, glyph->vline);
+    x += draw_text(0, x, cols - x, S_TITLE, " ");
+    snprintf(right, sizeof right, "%s%d/%d passed ", a->watcher ? "[watch] " : "",
+             app_passed(a, 0, a->course->nexercises), a->course->nexercises);
+    int rw = (int)strlen(right);
+    draw_text(0, x, cols - x - rw - 1, S_TITLE, title);
+    draw_text(0, cols - rw, rw, S_TITLE, right);
+}
+
+static void draw_too_small_screen(void) {
+    char line[128];
+    int rows = draw_rows(), cols = draw_cols();
+    const char *lines[3] = {"terminal too small", line, "make it larger, or press q to quit"};
+    snprintf(line, sizeof line, "%dx%d; gpucourse needs %dx%d", cols, rows, MIN_COLS, MIN_ROWS);
+    for (int i = 0; i < 3; i++) {
+        int w = (int)strlen(lines[i]);
+        int x = (cols - w) / 2, y = rows / 2 - 1 + i;
+        draw_text(y < 0 ? 0 : y, x < 0 ? 0 : x, cols, i == 0 ? S_FAIL : S_NORMAL, lines[i]);
+    }
+}
+
+static void draw_grading(App *a) {
+    int rows = view_body_rows(), cols = draw_cols();
+    char head[160];
+    const Exercise *e = &a->course->exercises[a->grading_ex];
+    snprintf(head, sizeof head, "Grading %s %s: %s", e->id, e->name, a->phase);
+    draw_text(1, 1, cols - 2, S_H2, head);
+    draw_text(2, 1, cols - 2, S_DIM, "the compiler's and your program's output, as it comes; Ctrl-C cancels");
+    for (int x = 1; x < cols - 1; x++) draw_text(3, x, 1, S_DIM, glyph->hline);
+    int avail = rows - 3;
+    /* the last lines of the log that fit */
+    const char *s = a->log.buf ? a->log.buf : "";
+    const char *end = s + a->log.len;
+    if (end > s && end[-1] == '\n') end--;
+    const char *start = end;
+    int n = 0;
+    while (start > s && n < avail) {
+        start--;
+        if (*start == '\n') n++;
+    }
+    if (start > s || (start == s && *start == '\n')) start++;
+    for (int y = 4; start < end && y < rows + 1; y++) {
+        const char *nl = memchr(start, '\n', (size_t)(end - start));
+        size_t len = nl ? (size_t)(nl - start) : (size_t)(end - start);
+        draw_textn(y, 1, cols - 2, strstr(start, "error") && (size_t)(strstr(start, "error") - start) < len ? S_ERROR
+                                                                                                           : S_LOG,
+                   start, len);
+        start += len + 1;
+    }
+}
+
+void view_draw(App *a) {
+    draw_begin_frame();
+    if (draw_too_small()) {
+        draw_too_small_screen();
+        draw_end_frame();
+        return;
+    }
+    int rows = view_body_rows(), cols = draw_cols();
+    draw_title(a);
+    int total = 0;
+    if (a->view == VIEW_GRADING) {
+        draw_grading(a);
+    } else {
+        Doc d = {0};
+        view_build(a, &d, text_width_for(cols));
+        total = d.count;
+        if (a->view == VIEW_COURSE && a->mark_line >= 0) { /* keep the selection in sight */
+            if (a->mark_line < a->scroll + 1) a->scroll = a->mark_line - 2;
+            if (a->mark_line >= a->scroll + rows) a->scroll = a->mark_line - rows + 1;
+        } else if (a->scroll_to_mark && a->mark_line >= 0) {
+            a->scroll = a->mark_line - 1;
+        }
+        a->scroll_to_mark = false;
+        if (a->scroll > d.count - rows) a->scroll = d.count - rows;
+        if (a->scroll < 0) a->scroll = 0;
+        for (int i = 0; i < rows && a->scroll + i < d.count; i++) {
+            int line = a->scroll + i;
+            bool sel = a->view == VIEW_COURSE && line == a->mark_line;
+            if (sel) draw_fill(1 + i, 0, cols, S_SELECTED);
+            draw_doc_line(1 + i, 1, cols - 2, &d.lines[line], sel ? S_SELECTED : S_NORMAL);
+        }
+        doc_free(&d);
+    }
+    int y = draw_rows() - 2;
+    if (a->confirm_reset) {
+        const Exercise *e = &a->course->exercises[a->ex];
+        char q[160];
+        snprintf(q, sizeof q, "Reset %s to its stub? Your file is kept in backups/. (y/n)", e->id);
+        draw_text(y, 1, cols - 2, S_MESSAGE, q);
+    } else if (a->message[0]) {
+        draw_text(y, 1, cols - 2, a->message_style, a->message);
+    }
+    if (!a->confirm_reset && total > rows) { /* where we are in a long document */
+        char pos[64];
+        int last = a->scroll + rows < total ? a->scroll + rows : total;
+        snprintf(pos, sizeof pos, " %d-%d of %d %s", a->scroll + 1, last, total, last < total ? glyph->more : " ");
+        int w = text_width(pos, strlen(pos));
+        draw_text(y, cols - w - 1, w, S_DIM, pos);
+    }
+    draw_footer(a);
+    draw_end_frame();
+}
+
+/* ------------------------------------------------------------ keys */
+
+static bool scroll_key(App *a, int key) {
+    int page = view_body_rows() - 1;
+    switch (key) {
+    case KEY_UP:
+    case 'k': a->scroll--; return true;
+    case KEY_DOWN:
+    case 'j': a->scroll++; return true;
+    case KEY_NPAGE:
+    case ' ':
+    case 6: /* Ctrl-F */ a->scroll += page; return true;
+    case KEY_PPAGE:
+    case 'b':
+    case 2: /* Ctrl-B */ a->scroll -= page; return true;
+    case KEY_HOME: a->scroll = 0; return true;
+    case KEY_END:
+    case 'G': a->scroll = 1 << 28; return true;
+    default: return false;
+    }
+}
+
+static bool is_back(int key) { return key == 27 || key == KEY_LEFT || key == KEY_BACKSPACE || key == 127; }
+static bool is_open(int key) { return key == '\n' || key == '\r' || key == KEY_ENTER || key == KEY_RIGHT; }
+
+static void show(App *a, ViewId v) {
+    a->view = v;
+    a->scroll = 0;
+}
+
+/* The first exercise of a chapter not passed yet, else its first. */
+static int chapter_next_exercise(const App *a, int ch) {
+    const Chapter *c = &a->course->chapters[ch];
+    for (int i = c->first; i < c->first + c->count; i++)
+        if (app_status(a, i) != ST_PASSED) return i;
+    return c->first;
+}
+
+bool view_key(App *a, int key) {
+    int n = a->course->nexercises;
+    switch (a->view) {
+    case VIEW_COURSE:
+        switch (key) {
+        case KEY_UP:
+        case 'k': if (a->ex > 0) a->ex--; return true;
+        case KEY_DOWN:
+        case 'j': if (a->ex < n - 1) a->ex++; return true;
+        case KEY_HOME: a->ex = 0; return true;
+        case KEY_END:
+        case 'G': a->ex = n - 1; return true;
+        case KEY_PPAGE: a->ex = a->ex > 5 ? a->ex - 5 : 0; return true;
+        case KEY_NPAGE: a->ex = a->ex + 5 < n ? a->ex + 5 : n - 1; return true;
+        }
+        if (is_open(key)) {
+            show(a, VIEW_EXERCISE);
+            return true;
+        }
+        return false;
+    case VIEW_LESSON:
+        if (scroll_key(a, key)) return true;
+        if (is_back(key)) {
+            show(a, VIEW_COURSE);
+            return true;
+        }
+        if (is_open(key)) {
+            a->ex = chapter_next_exercise(a, a->chapter);
+            show(a, VIEW_EXERCISE);
+            return true;
+        }
+        if (key == 'n' || key == 'p') {
+            int ch = a->chapter + (key == 'n' ? 1 : -1);
+            if (ch < 0 || ch >= a->course->nchapters) {
+                app_message(a, S_DIM, "%s", key == 'n' ? "this is the last chapter" : "this is the first chapter");
+            } else {
+                a->chapter = ch;
+                a->ex = chapter_next_exercise(a, ch);
+                show(a, VIEW_LESSON);
+            }
+            return true;
+        }
+        return false;
+    case VIEW_EXERCISE:
+        if (scroll_key(a, key)) return true;
+        if (is_back(key)) {
+            show(a, VIEW_COURSE);
+            return true;
+        }
+        if (is_open(key)) {
+            if (a->have_result[a->ex]) show(a, VIEW_RESULT);
+            else app_message(a, S_DIM, "no result yet in this session: g grades %s", a->course->exercises[a->ex].id);
+            return true;
+        }
+        return false;
+    case VIEW_RESULT:
+    case VIEW_SOLUTION:
+        if (scroll_key(a, key)) return true;
+        if (is_back(key)) {
+            show(a, a->view == VIEW_RESULT ? VIEW_EXERCISE : a->back);
+            return true;
+        }
+        return false;
+    case VIEW_HELP:
+        if (scroll_key(a, key)) return true;
+        if (is_back(key) || key == 'q' || key == '?') {
+            show(a, a->back);
+            return true;
+        }
+        return false;
+    default: return false;
+    }
+}
