@@ -59,7 +59,7 @@ check "a compile error in JSON carries nvcc's log" t_compile_json
 t_junit() { code_is 3 "$GC" grade --chapter 1 --format junit && has '<testsuite name="gpucourse" tests="4" failures="1" skipped="3"' &&
             python3 -c "import xml.dom.minidom; xml.dom.minidom.parse('$T/got')"; }
 check "grade --chapter 1 --format junit: valid XML, first failure's exit code" t_junit
-t_progress() { code_is 0 "$GC" progress && has "ex02  flip_lr            attempted" && has "compile_error" && has "0 of 7 exercises passed"; }
+t_progress() { code_is 0 "$GC" progress && has "ex02  flip_lr            attempted" && has "compile_error" && has "0 of [0-9]* exercises passed"; }
 check "progress records the attempts" t_progress
 
 t_reset() { code_is 0 "$GC" reset ex02 && has "Your previous file is kept as" &&
@@ -70,7 +70,7 @@ check "reset restores the stub and keeps a backup" t_reset
 cp "$T/ws/progress.yaml" "$T/progress.good"
 printf 'version: 1\nexercises:\n  ex01: {status: [\n' >"$T/ws/progress.yaml"
 t_damaged() { code_is 0 "$GC" progress && has_err "warning: progress file was damaged" &&
-              ls "$T/ws/" | grep -q '^progress.yaml.damaged-' && has "0 of 7"; }
+              ls "$T/ws/" | grep -q '^progress.yaml.damaged-' && has "0 of [0-9]*"; }
 check "a damaged progress file is kept aside and reported" t_damaged
 
 t_no_nvcc() { GPUCOURSE_NVCC=/nonexistent/nvcc code_is 65 "$GC" grade ex01 && has "setup error" && has "GPUCOURSE_NVCC"; }
