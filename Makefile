@@ -30,7 +30,7 @@ CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
 TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
-TESTS := test_course test_progress test_grader test_proc
+TESTS := test_course test_progress test_grader test_proc test_tui
 TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
 all: $(B)/gpucourse
@@ -46,6 +46,11 @@ $(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/src/main.o
 
 $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
+
+# The app's parts that need no terminal, tested without one.
+$(B)/tests/test_tui: $(B)/tests/test_tui.o $(B)/tui/doc.o $(B)/tui/markdown.o $(B)/tui/watch.o $(B)/tui/card.o \
+                     $(CORE_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(CMARK_LIBS) -lm $(LDLIBS)
 
 run: $(B)/gpucourse
 	./$(B)/gpucourse

@@ -2,7 +2,7 @@
 # The terminal app, driven for real in tmux (a private server, an 80x24
 # window): the start screen, navigation, a rendered lesson, help, grading
 # (the live log, a compile error through $EDITOR, the no-GPU message), hints,
-# reset, a resize to 60x15 and back, quitting, Ctrl-C and SIGTERM (the
+# reset, a resize to 60x15 and back, quitting, Ctrl-C, SIGTERM and SIGSEGV (the
 # terminal restored each time), NO_COLOR, and watch mode with and without a
 # terminal. Runs on the shipped course without a GPU. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
@@ -200,6 +200,11 @@ t_sigterm() {
     start_shell && start_app && pid=$(app_pid) && [ -n "$pid" ] && kill -TERM "$pid" && restored
 }
 check "SIGTERM restores the terminal" t_sigterm
+
+t_crash() {
+    start_shell && start_app && pid=$(app_pid) && [ -n "$pid" ] && kill -SEGV "$pid" && restored
+}
+check "a crash (SIGSEGV) restores the terminal" t_crash
 
 t_no_color() {
     start_shell && keys "NO_COLOR=1 $GC" Enter && wait_for "Enter open" && tm capture-pane -t t -p -e >"$T/esc" &&

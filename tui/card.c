@@ -28,24 +28,26 @@ Style card_verdict_style(Verdict v) {
 }
 
 /* The harness reports the bytes a kind must move, not its flops: these are
- * read off the kinds in harness/kinds/ (an add or a multiply is 1 flop, a multiply-add
- * 2), per byte of that same count. Kinds that only move or compare data do
- * no float arithmetic and are not listed. */
+ * read off the kinds in harness/kinds/, as floating-point operations per
+ * element of the timed size (an add or a multiply is 1, a multiply-add 2).
+ * 0: integer work or data movement only. A kind not listed (a GEMM needs
+ * 2MNK, not a count per element) is shown against the memory roof only. */
 static const struct {
     const char *kind;
-    double flops_per_byte;
+    double flops_per_element;
 } kind_flops[] = {
-    {"vector_add", 1.0 / 12},      /* z = x + y: 1 flop, 12 bytes per element */
-    {"saxpy", 2.0 / 12},           /* y = a x + y: 2 flops, 12 bytes */
-    {"affine", 2.0 / 8},           /* y = a x + b: 2 flops, 8 bytes */
-    {"col_scale", 1.0 / 8},        /* out = in * scale[c]: 1 flop, ~8 bytes */
-    {"fused_axpy_relu", 3.0 / 12}, /* z = max(a x + y, 0): 3 flops, 12 bytes */
+    {"vector_add", 1}, {"saxpy", 2}, {"affine", 2}, {"col_scale", 1}, {"fused_axpy_relu", 3},
+    {"row_sum", 1},    {"sum", 1},   {"tile_scan", 1},
+    {"flip_lr", 0},    {"transpose", 0}, {"warp_count", 0}, {"segment_sum", 0}, {"scan", 0},
+    {"warp_scan", 0},  {"swizzle128", 0}, {"swizzle_map", 0},
 };
 
-double card_kind_flops_per_byte(const char *kind) {
+double card_kind_flops(const char *kind, const SizeSpec *size) {
+    double elements = 1;
+    for (int i = 0; i < size->count; i++) elements *= (double)size->d[i];
     for (size_t i = 0; i < ARRAY_SIZE(kind_flops); i++)
-        if (!strcmp(kind_flops[i].kind, kind)) return kind_flops[i].flops_per_byte;
-    return 0;
+        if (!strcmp(kind_flops[i].kind, kind)) return kind_flops[i].flops_per_element * elements;
+    return -1;
 }
 
 static void repeat(Doc *d, Style s, const char *g, int n) {
@@ -129,7 +131,8 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
      * a fused multiply-add (2 flops) per lane per clock. */
     double bw = r->gbps_baseline * 1e9;
     double peak = (double)r->sm_count * 128 * 2 * r->clock_mhz * 1e6;
-    double fpb = card_kind_flops_per_byte(e->kind);
+    double flops = card_kind_flops(e->kind, &e->timing_size);
+    double fpb = flops > 0 && r->bytes > 0 ? flops / r->bytes : 0;
     int w = width - 12;
     if (w > 60) w = 60;
     if (w < 30) w = 30;
@@ -167,7 +170,7 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     si(bw_text, sizeof bw_text, bw, "B/s");
     si(perf_text, sizeof perf_text, perf, "FLOP/s");
     doc_add(d, S_H3, "Roofline");
-    doc_add(d, S_DIM, " (FP32; flop/s against flop per byte, both axes logarithmic)");
+    doc_add(d, S_DIM, " (FP32 FLOP/s against flop per byte, both axes logarithmic)");
     doc_newline(d);
     for (int y = 0; y < ROOF_H; y++) {
         doc_printf(d, S_DIM, "%7s ", y == 0 ? top : y == ROOF_H - 1 ? bottom : "");
@@ -198,7 +201,11 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     doc_add(d, S_NORMAL, "  ");
     doc_wrap(d, S_NORMAL, text, 12, width);
     free(text);
-    if (fpb > 0)
+    if (flops < 0)
+        text = xprintf("you: %.0f%% of the memory roof; the flops of kind %s are not known here, so the chart "
+                       "shows the ceilings only",
+                       100 * r->vs_baseline, e->kind);
+    else if (fpb > 0)
         text = xprintf("you: %.3g flop/B, %s, %.0f%% of the memory roof there; the compute roof is %.0fx higher: "
                        "memory-bound, so bytes are what to save",
                        fpb, perf_text, 100 * r->vs_baseline, peak / (bw * fpb));
@@ -265,10 +272,10 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     }
     if (r->nchecks) {
         label(d, "Checks");
-        for (int i = 0; i < r->nchecks; i++) {
+        for (int i = 0, shown = 0; i < r->nchecks; i++) {
             const CheckResult *c = &r->checks[i];
             if (c->timed_sample && c->ok) continue;
-            doc_add(d, S_NORMAL, " ");
+            if (shown++) doc_add(d, S_NORMAL, " ");
             doc_add(d, S_NORMAL, c->size);
             doc_add(d, S_NORMAL, " ");
             doc_add(d, c->ok ? S_PASS : S_FAIL, c->ok ? "ok" : "WRONG");
@@ -293,7 +300,7 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
         size_text(&e->timing_size, size, sizeof size);
         doc_newline(d);
         doc_add(d, S_H3, "Throughput");
-        doc_printf(d, S_DIM, " at %s, %.1f GB moved per run", size, r->bytes / 1e9);
+        doc_printf(d, S_DIM, " at size %s, %.1f GB moved per run", size, r->bytes / 1e9);
         doc_newline(d);
         card_bars(d, r, width);
         doc_newline(d);

@@ -18,8 +18,8 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width);
 void card_bars(Doc *d, const GradeResult *r, int width);
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width);
 
-/* Floating-point operations per byte that must move, for a harness kind
- * (0: no float arithmetic, or a kind not known here). */
-double card_kind_flops_per_byte(const char *kind);
+/* Floating-point operations of a harness kind at a size: 0 for integer work
+ * or data movement, -1 for a kind not known here. */
+double card_kind_flops(const char *kind, const SizeSpec *size);
 
 #endif

@@ -168,7 +168,7 @@ void doc_wrap(Doc *d, Style s, const char *text, int indent, int width) {
         doc_wrap_styled(d, &para, &first, &pre, width);
         line_free(&first);
     } else {
-        doc_wrap_styled(d, &para, &pre, &pre, width);
+        doc_wrap_styled(d, &para, NULL, &pre, width);
     }
     line_free(&para);
     line_free(&pre);

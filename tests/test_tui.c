@@ -1,0 +1,209 @@
+/* The parts of the terminal app that need no terminal: the Doc and its
+ * wrapping, the markdown rendering, which file names watch mode ignores, the
+ * debounce, and the result card built from recorded harness outputs
+ * (tests/data). Set SHOW_CARDS=1 to print the cards. */
+#include "test_util.h"
+
+#include "../tui/card.h"
+#include "../tui/markdown.h"
+#include "../tui/watch.h"
+
+/* The Doc as plain text, a line each. */
+static char *doc_text(const Doc *d) {
+    StrBuf sb = {0};
+    for (int i = 0; i < d->count; i++) {
+        sb_add(&sb, d->lines[i].text ? d->lines[i].text : "", d->lines[i].len);
+        sb_add(&sb, "\n", 1);
+    }
+    return sb_take(&sb);
+}
+
+static int max_width(const Doc *d) {
+    int w = 0;
+    for (int i = 0; i < d->count; i++) {
+        int lw = text_width(d->lines[i].text ? d->lines[i].text : "", d->lines[i].len);
+        if (lw > w) w = lw;
+    }
+    return w;
+}
+
+/* The style of the first byte of needle in the Doc, or -1. */
+static int style_of(const Doc *d, const char *needle) {
+    for (int i = 0; i < d->count; i++) {
+        const char *hit = d->lines[i].text ? strstr(d->lines[i].text, needle) : NULL;
+        if (hit) return d->lines[i].style[hit - d->lines[i].text];
+    }
+    return -1;
+}
+
+static void test_wrap(void **state) {
+    (void)state;
+    Doc d = {0};
+    doc_wrap(&d, S_NORMAL, "one two three four five six seven eight nine ten eleven twelve", 4, 20);
+    char *text = doc_text(&d);
+    assert_string_equal(text, "one two three four\n    five six seven\n    eight nine ten\n    eleven twelve\n");
+    assert_true(max_width(&d) <= 20);
+    free(text);
+    doc_free(&d);
+}
+
+static void test_markdown(void **state) {
+    (void)state;
+    const char *md = "# The title\n\nSome *emphasis*, **strong** and `code` that wraps at the width given to it.\n\n"
+                     "## A section\n\n- first item\n- second item\n\n1. one\n2. two\n\n"
+                     "```\n block:   0   1\n index:   0 1 2 3   with a line far longer than the width\n```\n";
+    Doc d = {0};
+    md_render(&d, md, 40);
+    char *text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_non_null(strstr(text, "The title\n=========\n"));
+    assert_non_null(strstr(text, "* first item\n* second item\n"));
+    assert_non_null(strstr(text, "1. one\n2. two\n"));
+    /* code blocks: kept as they are, spaces and length included, indented */
+    assert_non_null(strstr(text, "\n   block:   0   1\n   index:   0 1 2 3   with a line far longer than the width\n"));
+    assert_null(strstr(text, "```"));
+    assert_null(strstr(text, "*emphasis*"));
+    assert_int_equal(style_of(&d, "The title"), S_H1);
+    assert_int_equal(style_of(&d, "A section"), S_H2);
+    assert_int_equal(style_of(&d, "emphasis"), S_EMPH);
+    assert_int_equal(style_of(&d, "strong"), S_STRONG);
+    assert_int_equal(style_of(&d, "code that"), S_CODE);
+    assert_int_equal(style_of(&d, "block:"), S_CODEBLOCK);
+    /* paragraphs wrapped at the width */
+    for (int i = 0; i < d.count; i++)
+        if (d.lines[i].style && d.lines[i].len && d.lines[i].style[d.lines[i].len - 1] != S_CODEBLOCK)
+            assert_true(text_width(d.lines[i].text, d.lines[i].len) <= 40);
+    free(text);
+    doc_free(&d);
+}
+
+static void test_watch_ignored(void **state) {
+    (void)state;
+    const char *ignored[] = {".ex01_vector_add.cu.swp", ".ex01_vector_add.cu.swx", "ex01_vector_add.cu~", "4913",
+                             ".#ex01_vector_add.cu", "#ex01_vector_add.cu#", "ex01_vector_add.cu.orig"};
+    for (size_t i = 0; i < ARRAY_SIZE(ignored); i++) assert_true(watch_ignored(ignored[i]));
+    assert_false(watch_ignored("ex01_vector_add.cu"));
+    assert_false(watch_ignored("ex13_scan.cu"));
+}
+
+static void test_debounce(void **state) {
+    (void)state;
+    Debounce b = {0};
+    int what = -1;
+    assert_int_equal(debounce_wait_ms(&b, 10.0), -1);
+    debounce_poke(&b, 3, 10.0);
+    debounce_poke(&b, 3, 10.2); /* a second event of the same save */
+    assert_false(debounce_take(&b, 10.4, &what));
+    assert_true(debounce_wait_ms(&b, 10.4) > 0);
+    assert_true(debounce_take(&b, 10.2 + WATCH_DEBOUNCE_S, &what));
+    assert_int_equal(what, 3);
+    assert_false(debounce_take(&b, 20.0, &what));
+}
+
+static Exercise exercise(void) {
+    Exercise e = {0};
+    e.id = "ex01";
+    e.name = "vector_add";
+    e.title = "Add two vectors";
+    e.kind = "vector_add";
+    e.floor_reference = 0.8;
+    e.floor_baseline = 0.75;
+    e.timing_size.count = 1;
+    e.timing_size.d[0] = 268435456;
+    return e;
+}
+
+static char *card_of(const char *data, Exercise *e, GradeResult *r, Doc *d) {
+    char *path = xprintf("tests/data/%s.txt", data);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    RunStatus st = {.exited = true, .timeout_s = 60};
+    memset(r, 0, sizeof *r);
+    grade_decide(r, e, &st, text, "N1");
+    memset(d, 0, sizeof *d);
+    card_build(d, e, r, 78);
+    char *out = doc_text(d);
+    if (getenv("SHOW_CARDS")) fprintf(stderr, "---- %s\n%s", data, out);
+    free(text);
+    free(path);
+    return out;
+}
+
+static void test_card_pass(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r;
+    Doc d;
+    char *text = card_of("pass", &e, &r, &d);
+    assert_non_null(strstr(text, " PASS "));
+    assert_non_null(strstr(text, "Checks   1 ok 1000 ok 65537 ok 268435456 ok"));
+    /* the bars: you, the reference and the copy, GB/s, the floors pointed at */
+    assert_non_null(strstr(text, "  you        "));
+    assert_non_null(strstr(text, " 3445 GB/s  1.00x ref"));
+    assert_non_null(strstr(text, "  copy       "));
+    assert_non_null(strstr(text, " floors\n"));
+    assert_non_null(strstr(text, "floors: 0.80x the reference = 2755 GB/s, 0.75x the copy = 3173 GB/s"));
+    assert_int_equal(style_of(&d, "floors"), S_FLOOR);
+    /* the roofline: the ceilings, where the kernel sits */
+    assert_non_null(strstr(text, "Roofline"));
+    assert_non_null(strstr(text, "memory 4.23 TB/s (the copy in the same run)"));
+    assert_non_null(strstr(text, "132 SMs x 128 lanes x 2 flops x 1980 MHz"));
+    assert_non_null(strstr(text, "you: 0.0833 flop/B, 287 GFLOP/s, 81% of the memory roof"));
+    assert_true(max_width(&d) <= 78);
+    int points = 0;
+    for (int i = 0; i < d.count; i++)
+        for (size_t k = 0; k < d.lines[i].len; k++) points += d.lines[i].style[k] == S_POINT && d.lines[i].text[k] == 'o';
+    assert_int_equal(points, 2); /* the kernel in the chart, and the same mark before its legend */
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+static void test_card_wrong(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r;
+    Doc d;
+    char *text = card_of("wrong", &e, &r, &d);
+    assert_non_null(strstr(text, " WRONG ANSWER "));
+    assert_non_null(strstr(text, "First mismatches\n  out[0][32] got nan want 0.25\n"));
+    assert_non_null(strstr(text, "WRONG"));
+    assert_null(strstr(text, "Roofline"));
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+static void test_card_no_gpu(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r;
+    Doc d;
+    char *text = card_of("nogpu", &e, &r, &d);
+    assert_int_equal(r.verdict, V_SKIPPED);
+    assert_non_null(strstr(text, " SKIPPED: no GPU "));
+    assert_non_null(strstr(text, "this is not a failure"));
+    assert_int_equal(card_verdict_style(V_SKIPPED), S_SKIP);
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+static void test_flops_table(void **state) {
+    (void)state;
+    SizeSpec n = {1, {1000}}, rc = {2, {16, 100}};
+    assert_true(card_kind_flops("saxpy", &n) == 2000);
+    assert_true(card_kind_flops("col_scale", &rc) == 1600);
+    assert_true(card_kind_flops("flip_lr", &rc) == 0);
+    assert_true(card_kind_flops("no_such_kind", &n) == -1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
+        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_wrong),
+        cmocka_unit_test(test_card_no_gpu),   cmocka_unit_test(test_flops_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
