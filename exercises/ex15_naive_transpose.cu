@@ -8,8 +8,8 @@
 // The problem
 //   in is a row-major rows x cols matrix, out a row-major cols x rows one:
 //   out[c][r] = in[r][c], i.e. out[c * rows + r] = in[r * cols + c].
-//   Neither rows nor cols is a multiple of 32 (the timed shape is
-//   16383 x 16381).
+//   The checked shapes are not multiples of 32 in either dimension (the
+//   timed shape is 16384 x 16381).
 //
 // What to fill in: the kernel body (the TODOs). solve() already launches
 //   32 x 8 blocks over the shape of `in`: x across its columns, y down its
@@ -18,7 +18,7 @@
 // How it is graded
 //   gpucourse grade ex15
 //   Shapes from 1 x 1 to 1000 x 999 are checked element by element (out is
-//   filled with NaN first), then 16383 x 16381 is timed (2.1 GB moved).
+//   filled with NaN first), then 16384 x 16381 is timed (2.1 GB moved).
 //   This exercise is expected to be slow: the floor only asks for a
 //   correct transpose that uses the whole GPU.
 //   As shipped this file compiles but fails with "wrong answer".

@@ -8,8 +8,8 @@
 //
 // The problem (as in ex15)
 //   in is row-major rows x cols, out is row-major cols x rows:
-//   out[c][r] = in[r][c]. The timed shape is 16383 x 16381, so the tiles at
-//   the right and bottom edges are partial.
+//   out[c][r] = in[r][c]. The timed shape is 16384 x 16381, so the tiles at
+//   the right edge are partial (in the checked shapes, the bottom ones too).
 //
 // The layout (already chosen, see solve())
 //   Block (bx, by) owns the 32 x 32 tile of `in` with rows r0 = 32 * by ...
@@ -21,7 +21,7 @@
 // How it is graded
 //   gpucourse grade ex16
 //   Shapes from 1 x 1 to 1000 x 999 are checked element by element (out is
-//   filled with NaN first), then 16383 x 16381 is timed (2.1 GB moved)
+//   filled with NaN first), then 16384 x 16381 is timed (2.1 GB moved)
 //   against the reference and a device-to-device copy.
 //   As shipped this file compiles but fails with "wrong answer".
 #include <cuda_runtime.h>

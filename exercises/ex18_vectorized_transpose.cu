@@ -7,7 +7,7 @@
 //
 // The problem
 //   out[c][r] = in[r][c]; in is rows x cols, out is cols x rows, row-major.
-//   Here rows and cols are MULTIPLES OF 4 (but not of 32: 16380 x 16388 is
+//   Here rows and cols are MULTIPLES OF 4 (cols not of 32: 16384 x 16388 is
 //   timed), so every row of both matrices starts 16-byte aligned and a
 //   float4 of 4 neighbouring columns is either wholly inside or wholly
 //   outside the matrix.
@@ -25,7 +25,7 @@
 //
 // How it is graded
 //   gpucourse grade ex18
-//   Shapes from 4 x 4 to 1004 x 996 are checked, then 16380 x 16388 is
+//   Shapes from 4 x 4 to 1004 x 996 are checked, then 16384 x 16388 is
 //   timed (2.1 GB moved). The grader requires 16-byte global accesses in
 //   your machine code (LDG.E.128 and STG.E.128).
 //   As shipped this file compiles but fails with "wrong answer".

@@ -21,7 +21,7 @@
 //
 // How it is graded
 //   gpucourse grade ex19
-//   Shapes from 1 x 1 to 1000 x 999 are checked, then 16383 x 16381 is
+//   Shapes from 1 x 1 to 1000 x 999 are checked, then 16384 x 16381 is
 //   timed. As shipped it passes the checks and fails on speed. The grader
 //   cannot see your shared-memory layout: it measures the speed; keeping
 //   the tile unpadded is up to you.

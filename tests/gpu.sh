@@ -7,10 +7,17 @@
 #  2. each solution in tests/gpu/ gets the verdict and exit code in its first line
 #  3. the no-GPU path with GPUCOURSE_NO_GPU=1
 #  4. the wall time of `gpucourse grade` once the harness is built
+#  5. gpucourse bench: every reference against the same-run ceilings
+#
+# GPU_TEST_ONLY='GLOB ...' runs only the tests/gpu/ solutions whose names
+# match one of the globs (e.g. 'ex1[1-4]* ex20*'). GPU_TEST_CACHE=DIR starts the workspace's build cache
+# from DIR (a workspace .build made by the same nvcc on another machine), so
+# that a short GPU lease is not spent compiling harnesses.
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 WS=$(mktemp -d /tmp/gpucourse-gpu-XXXXXX)
 export GPUCOURSE_WORKSPACE=$WS GPUCOURSE_COURSE=$PWD
+if [ -n "$GPU_TEST_CACHE" ]; then mkdir -p "$WS/.build" && cp -a "$GPU_TEST_CACHE/." "$WS/.build/"; fi
 LOG=${GPU_TEST_LOG:-$WS/log}
 n=0 pass=0 fail=0 skip=0
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
@@ -29,8 +36,19 @@ if "$GC" check-course >"$WS/check" 2>&1; then ok "check-course"; else not_ok "ch
 sed 's/^/# /' "$WS/check"
 cp "$WS/check" "$LOG.check-course" 2>/dev/null
 
+# wanted NAME: NAME matches one of the space-separated globs of GPU_TEST_ONLY
+wanted() {
+    set -f
+    for glob in ${GPU_TEST_ONLY:-*}; do
+        case $1 in $glob) set +f; return 0 ;; esac
+    done
+    set +f
+    return 1
+}
+
 for f in tests/gpu/*.cu; do
     name=$(basename "$f" .cu)
+    wanted "$name" || continue
     ex=${name%%_*}
     set -- $(sed -n '1s#^// expect: \([0-9]*\) \([a-z_]*\).*#\1 \2#p' "$f")
     want_code=$1 want_verdict=$2
