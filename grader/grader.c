@@ -292,29 +292,26 @@ static void check_required_sass(const Toolchain *t, const Exercise *e, const cha
     free(cuobjdump);
 }
 
-/* Harness program of the kind and the reference library: built once, reused. */
-static int build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
-                              char **harness, char **reference, GradeResult *r) {
+int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
+                             char **harness, char **reference, char **log) {
     char *hdir = path_join(c->root, "harness");
     char *main_cu = path_join(hdir, "main.cu");
     char *kind_cu = course_kind_path(c, e->kind);
     const char *hsrc[] = {main_cu, kind_cu, NULL};
     *harness = xprintf("%s/harness-%s", w->build, e->kind);
-    char *log = NULL;
-    int rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, *harness, hdir, &log);
-    if (rc < 0) {
-        set_verdict(r, V_SETUP_ERROR, "cannot build the harness for kind %s: %s", e->kind, last_error());
-        r->compile_log = log;
-    }
+    *reference = xprintf("%s/reference-%s.so", w->build, e->id);
     char *sol = course_solution_path(c, e);
     const char *rsrc[] = {sol, NULL};
-    *reference = xprintf("%s/reference-%s.so", w->build, e->id);
+    int rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, *harness, hdir, log);
+    const char *what = "the harness of kind", *name = e->kind;
     if (rc == 0) {
-        rc = toolchain_build_cached(t, BUILD_SHARED_LIB, rsrc, *reference, NULL, &log);
-        if (rc < 0) {
-            set_verdict(r, V_SETUP_ERROR, "cannot build the reference solution: %s", last_error());
-            r->compile_log = log;
-        }
+        rc = toolchain_build_cached(t, BUILD_SHARED_LIB, rsrc, *reference, NULL, log);
+        what = "the reference solution of", name = e->id;
+    }
+    if (rc < 0) {
+        char *why = xstrdup(last_error());
+        error("cannot build %s %s: %s", what, name, why);
+        free(why);
     }
     free(sol);
     free(hdir);
@@ -374,6 +371,44 @@ static void run_harness(const Exercise *e, const char *harness, const char *stud
     strlist_free(&args);
 }
 
+/* Compiles the student's file into student_so, streaming nvcc's output;
+ * sets the verdict when it does not compile. */
+static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
+                            const GradeOptions *o, GradeResult *r) {
+    const char *src[] = {student_cu, NULL};
+    ProcResult cres;
+    /* built beside and renamed: a second gpucourse grading the same file never loads half a library */
+    char *tmp_so = xprintf("%s.%ld.tmp", student_so, (long)getpid());
+    int started = toolchain_compile(t, BUILD_SHARED_LIB, src, tmp_so, NULL, &cres, o ? o->on_output : NULL,
+                                    o ? o->ctx : NULL);
+    bool compiled = started == 0 && cres.exited && cres.exit_code == 0 && rename(tmp_so, student_so) == 0;
+    unlink(tmp_so);
+    free(tmp_so);
+    if (started < 0) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        return false;
+    }
+    r->compile_log = xstrdup(cres.output);
+    if (cres.interrupted) set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
+    else if (!compiled)
+        set_verdict(r, V_COMPILE_ERROR, cres.timed_out ? "nvcc did not finish in time" : "nvcc could not compile %s",
+                    e->file);
+    proc_result_free(&cres);
+    return compiled;
+}
+
+/* A course file (a stub or a reference, graded by check-course or bench)
+ * comes from the build cache: it changes only when the course does. */
+static bool compile_course_file(const Toolchain *t, const Exercise *e, const char *source, const char *so,
+                                GradeResult *r) {
+    const char *src[] = {source, NULL};
+    char *log = NULL;
+    bool compiled = toolchain_build_cached(t, BUILD_SHARED_LIB, src, so, NULL, &log) == 0;
+    r->compile_log = log ? log : xstrdup("");
+    if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s (%s)", source, e->id);
+    return compiled;
+}
+
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
                     GradeResult *r) {
     memset(r, 0, sizeof *r);
@@ -397,27 +432,10 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     }
 
     phase(o, "compiling");
-    const char *src[] = {student_cu, NULL};
-    ProcResult cres;
     double t0 = now_seconds();
-    /* built beside and renamed: a second gpucourse grading the same file never loads half a library */
-    char *tmp_so = xprintf("%s.%ld.tmp", student_so, (long)getpid());
-    int started = toolchain_compile(&t, BUILD_SHARED_LIB, src, tmp_so, NULL, &cres, o ? o->on_output : NULL,
-                                    o ? o->ctx : NULL);
-    bool compiled = started == 0 && cres.exited && cres.exit_code == 0 && rename(tmp_so, student_so) == 0;
-    unlink(tmp_so);
-    free(tmp_so);
-    if (started < 0) {
-        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
-        goto out;
-    }
+    bool compiled = o && o->source ? compile_course_file(&t, e, student_cu, student_so, r)
+                                   : compile_student(&t, e, student_cu, student_so, o, r);
     r->compile_s = now_seconds() - t0;
-    r->compile_log = xstrdup(cres.output);
-    if (cres.interrupted) set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
-    else if (!compiled)
-        set_verdict(r, V_COMPILE_ERROR, cres.timed_out ? "nvcc did not finish in time" : "nvcc could not compile %s",
-                    e->file);
-    proc_result_free(&cres);
     if (!compiled) goto out;
 
     check_forbidden_symbols(&t, e, student_so, r);
@@ -431,7 +449,13 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     }
 
     phase(o, "building the harness");
-    if (build_course_parts(&t, c, w, e, &harness, &reference, r) < 0) goto out;
+    char *log = NULL;
+    if (grade_build_course_parts(&t, c, w, e, &harness, &reference, &log) < 0) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        free(r->compile_log);
+        r->compile_log = log;
+        goto out;
+    }
 
     phase(o, "running");
     run_harness(e, harness, student_so, reference, o, r);

@@ -8,6 +8,7 @@
 #include "../src/course.h"
 #include "../src/progress.h"
 #include "../src/workspace.h"
+#include "toolchain.h"
 
 typedef enum {
     V_PASS,
@@ -100,14 +101,21 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
 
 typedef struct {
     unsigned long long seed;    /* 0: a fresh random seed */
-    const char *source;         /* grade this file instead of the student's (check-course) */
-    const char *label;          /* names the built library when source is given */
+    const char *source;         /* grade this course file instead of the student's (check-course, bench); */
+    const char *label;          /* its library, named by label, comes from the build cache */
     int timeout_s;              /* 0: the exercise's own */
     /* live log of compiling and running, or NULL */
     void (*on_output)(const char *data, size_t len, void *ctx);
     void (*on_phase)(const char *phase, void *ctx); /* "compiling", "running" */
     void *ctx;
 } GradeOptions;
+
+/* Builds what grading e needs besides the student's library, unless the
+ * build cache has it: the harness program of its kind and the reference
+ * library. *harness and *reference are their paths (the caller frees them).
+ * Returns -1 with error set, and *log nvcc's output, when a build fails. */
+int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
+                             char **harness, char **reference, char **log);
 
 /* Grades the student's file of e; fills r (always, also on setup errors). */
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,

@@ -131,7 +131,8 @@ static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *c
     for (int i = 0; sources[i]; i++) {
         size_t len = 0;
         char *data = read_file(sources[i], &len);
-        h = hash_str(h, sources[i]);
+        const char *base = strrchr(sources[i], '/');
+        h = hash_str(h, base ? base + 1 : sources[i]); /* not the directory: a cache built elsewhere stays valid */
         if (data) h = hash_bytes(h, data, len);
         free(data);
     }

@@ -356,33 +356,34 @@ static int cmd_check_course(const Options *o) {
         return fail_setup();
     }
     int failures = 0, gpu_failures = 0;
-    char *hdir = path_join(c->root, "harness");
-    char *main_cu = path_join(hdir, "main.cu");
     for (int i = 0; i < c->nexercises; i++) {
         Exercise *e = &c->exercises[i];
         char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
-        char *kind_cu = course_kind_path(c, e->kind);
-        const char *what[] = {"stub", "reference", "harness"};
-        for (int k = 0; k < 3; k++) {
-            const char *lib_src[] = {k == 0 ? stub : sol, NULL};
-            const char *harness_src[] = {main_cu, kind_cu, NULL};
-            char *out = k == 2 ? xprintf("%s/harness-%s", w.build, e->kind)
-                               : xprintf("%s/check-%s-%s.so", w.build, what[k], e->id);
+        int failures_before = failures;
+        /* the libraries that the GPU checks below grade, and what grading needs besides */
+        const char *what[] = {"stub", "reference"};
+        const char *src[] = {stub, sol};
+        for (int k = 0; k < 2; k++) {
+            const char *lib_src[] = {src[k], NULL};
+            char *out = xprintf("%s/check-%s-%s.so", w.build, what[k], e->id);
             char *log = NULL;
-            int rc = toolchain_build_cached(&t, k == 2 ? BUILD_HARNESS : BUILD_SHARED_LIB, k == 2 ? harness_src : lib_src,
-                                            out, k == 2 ? hdir : NULL, &log);
-            if (rc < 0) {
+            if (toolchain_build_cached(&t, BUILD_SHARED_LIB, lib_src, out, NULL, &log) < 0) {
                 printf("%s: the %s does not compile:\n%s\n", e->id, what[k], log ? log : last_error());
                 failures++;
             }
             free(log);
             free(out);
         }
-        printf("%s %-18s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
-        free(stub), free(sol), free(kind_cu);
+        char *harness = NULL, *reference = NULL, *log = NULL;
+        if (grade_build_course_parts(&t, c, &w, e, &harness, &reference, &log) < 0) {
+            printf("%s: %s\n%s\n", e->id, last_error(), log ? log : "");
+            failures++;
+        }
+        if (failures == failures_before)
+            printf("%s %-18s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
+        free(harness), free(reference), free(log);
+        free(stub), free(sol);
     }
-    free(main_cu);
-    free(hdir);
 
     GpuInfo gpu;
     gpu_probe(&gpu);
@@ -439,7 +440,7 @@ static int cmd_bench(Session *s, const Options *o) {
         Exercise *e = &s->course->exercises[i];
         if (o->chapter && e->chapter != o->chapter - 1) continue;
         char *sol = course_solution_path(s->course, e);
-        GradeOptions go = {.source = sol, .label = "bench-reference", .seed = o->seed};
+        GradeOptions go = {.source = sol, .label = "check-reference", .seed = o->seed};
         GradeResult r;
         grade_exercise(s->course, &s->ws, e, &go, &r);
         char size[64];
