@@ -16,8 +16,8 @@ YAML_LIBS ?= -Wl,-Bstatic -lyaml -Wl,-Bdynamic
 CMOCKA_LIBS ?= -lcmocka
 # The terminal app: ncursesw (on every GPU machine), and cmark linked
 # statically for the same reason as libyaml.
-NCURSES_CFLAGS ?= $(shell pkg-config --cflags ncursesw)
-NCURSES_LIBS ?= $(shell pkg-config --libs ncursesw)
+NCURSES_CFLAGS ?= $(shell pkg-config --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS ?= $(shell pkg-config --libs ncursesw 2>/dev/null)
 CMARK_LIBS ?= -Wl,-Bstatic -lcmark -Wl,-Bdynamic
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP

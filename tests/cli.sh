@@ -108,4 +108,11 @@ t_check_course() { code_is 0 "$GC" check-course && has "YAML valid" && has "ex07
                    has "GPU checks skipped" && has "check-course: ok"; }
 [ -n "$QUICK" ] || check "check-course compiles every stub, reference and harness kind (no GPU)" t_check_course
 
+# make install: the binary finds the course installed beside it, from any directory
+t_install() { make -s install PREFIX=/usr DESTDIR="$T/root" >"$T/got" 2>&1 || { cat "$T/got"; return 1; }
+              test -x "$T/root/usr/bin/gpucourse" && test -f "$T/root/usr/share/gpucourse/course/course.yaml" &&
+              test -f "$T/root/usr/share/gpucourse/harness/main.cu" &&
+              (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/root/usr/bin/gpucourse" list) && has "Chapter 1: The thread hierarchy"; }
+check "make install (PREFIX, DESTDIR): the installed binary finds the installed course" t_install
+
 echo "1..$n"
