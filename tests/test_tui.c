@@ -113,7 +113,7 @@ static Exercise exercise(void) {
     return e;
 }
 
-static char *card_of(const char *data, Exercise *e, GradeResult *r, Doc *d) {
+static char *card_of_width(const char *data, Exercise *e, GradeResult *r, Doc *d, int width) {
     char *path = xprintf("tests/data/%s.txt", data);
     char *text = read_file(path, NULL);
     assert_non_null(text);
@@ -121,12 +121,29 @@ static char *card_of(const char *data, Exercise *e, GradeResult *r, Doc *d) {
     memset(r, 0, sizeof *r);
     grade_decide(r, e, &st, text, "N1");
     memset(d, 0, sizeof *d);
-    card_build(d, e, r, 78);
+    card_build(d, e, r, width);
     char *out = doc_text(d);
     if (getenv("SHOW_CARDS")) fprintf(stderr, "---- %s\n%s", data, out);
     free(text);
     free(path);
     return out;
+}
+
+static char *card_of(const char *data, Exercise *e, GradeResult *r, Doc *d) {
+    return card_of_width(data, e, r, d, 78);
+}
+
+static void test_card_checks_wrap(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r;
+    Doc d;
+    char *text = card_of_width("pass", &e, &r, &d, 30);
+    /* "Checks   " + "1 ok 1000 ok 65537 ok" is 30 columns; the next pair goes under the first */
+    assert_non_null(strstr(text, "\nChecks   1 ok 1000 ok 65537 ok\n         268435456 ok\n"));
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
 }
 
 static void test_card_pass(void **state) {
@@ -202,8 +219,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
-        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_wrong),
-        cmocka_unit_test(test_card_no_gpu),   cmocka_unit_test(test_flops_table),
+        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_checks_wrap),
+        cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
+        cmocka_unit_test(test_flops_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

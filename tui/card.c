@@ -54,7 +54,8 @@ static void repeat(Doc *d, Style s, const char *g, int n) {
     for (int i = 0; i < n; i++) doc_add(d, s, g);
 }
 
-static void label(Doc *d, const char *name) { doc_printf(d, S_LABEL, "%-9s", name); }
+enum { LABEL_WIDTH = 9 };
+static void label(Doc *d, const char *name) { doc_printf(d, S_LABEL, "%-*s", LABEL_WIDTH, name); }
 
 /* ------------------------------------------------------------ bars */
 
@@ -272,13 +273,25 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     }
     if (r->nchecks) {
         label(d, "Checks");
+        /* "size ok" pairs, wrapped under the first one: a pair is never split */
+        int col = LABEL_WIDTH;
         for (int i = 0, shown = 0; i < r->nchecks; i++) {
             const CheckResult *c = &r->checks[i];
             if (c->timed_sample && c->ok) continue;
-            if (shown++) doc_add(d, S_NORMAL, " ");
+            const char *mark = c->ok ? "ok" : "WRONG";
+            int w = (int)strlen(c->size) + 1 + (int)strlen(mark);
+            if (shown++ && col + 1 + w > width) {
+                doc_newline(d);
+                doc_printf(d, S_NORMAL, "%*s", LABEL_WIDTH, "");
+                col = LABEL_WIDTH;
+            } else if (shown > 1) {
+                doc_add(d, S_NORMAL, " ");
+                col++;
+            }
             doc_add(d, S_NORMAL, c->size);
             doc_add(d, S_NORMAL, " ");
-            doc_add(d, c->ok ? S_PASS : S_FAIL, c->ok ? "ok" : "WRONG");
+            doc_add(d, c->ok ? S_PASS : S_FAIL, mark);
+            col += w;
         }
         doc_newline(d);
         label(d, "Seed");
