@@ -380,7 +380,7 @@ static int cmd_check_course(const Options *o) {
             failures++;
         }
         if (failures == failures_before)
-            printf("%s %-18s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
+            printf("%s %-20s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
         free(harness), free(reference), free(log);
         free(stub), free(sol);
     }
@@ -402,7 +402,7 @@ static int cmd_check_course(const Options *o) {
         bool stub_fails = st.verdict != V_PASS && st.verdict != V_SETUP_ERROR && st.verdict != V_SKIPPED;
         char stub_ratio[48] = "";
         if (st.timed) snprintf(stub_ratio, sizeof stub_ratio, " (%.2fx ref)", st.vs_reference);
-        printf("%s %-18s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
+        printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
                ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_baseline, ref.gbps_student,
                stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
         if (!ref_ok) printf("    reference: %s: %s\n", verdict_title(ref.verdict), ref.reason);
