@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../src/proc.h"
+#include "libscan.h"
 #include "toolchain.h"
 
 /* A student kernel faster than this many times the same-run copy cannot have
@@ -61,9 +62,25 @@ static void set_verdict(GradeResult *r, Verdict v, const char *fmt, ...) {
 typedef struct {
     bool started;          /* the harness line with the right nonce */
     bool done;
-    char error_kind[16];   /* nogpu, cuda, load, usage */
+    char error_kind[16];   /* nogpu, cuda, load, usage, runner */
     char error_text[768];
+    char violation_kind[16];  /* input, bounds, library, protocol, busy */
+    char violation_text[768];
+    int judged_by_clock, clock_samples; /* the student's samples whose event time the judge overruled */
+    int busy;              /* student samples that left GPU work running after solve returned */
 } Parsed;
+
+/* "KIND: text" into kind (when short enough) and text. */
+static void split_kind(const char *val, char *kind, size_t kind_size, char *text, size_t text_size) {
+    const char *sep = strchr(val, ':');
+    size_t klen = sep ? (size_t)(sep - val) : 0;
+    if (klen && klen < kind_size) {
+        memcpy(kind, val, klen);
+        kind[klen] = '\0';
+        val = sep + 1 + (sep[1] == ' ');
+    }
+    snprintf(text, text_size, "%s", val);
+}
 
 static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce) {
     char *colon = strchr(line, ':');
@@ -99,14 +116,18 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
             else if (!strcmp(who, "library")) r->library = t;
         }
     } else if (!strcmp(key, "error")) {
-        const char *sep = strchr(val, ':');
-        size_t klen = sep ? (size_t)(sep - val) : 0;
-        if (klen && klen < sizeof p->error_kind) {
-            memcpy(p->error_kind, val, klen);
-            p->error_kind[klen] = '\0';
-            val = sep + 1 + (sep[1] == ' ');
-        }
-        snprintf(p->error_text, sizeof p->error_text, "%s", val);
+        split_kind(val, p->error_kind, sizeof p->error_kind, p->error_text, sizeof p->error_text);
+    } else if (!strcmp(key, "violation")) {
+        if (!p->violation_kind[0])
+            split_kind(val, p->violation_kind, sizeof p->violation_kind, p->violation_text, sizeof p->violation_text);
+    } else if (!strcmp(key, "sandbox")) {
+        snprintf(r->sandbox, sizeof r->sandbox, "%s", val);
+    } else if (!strcmp(key, "clock")) {
+        int judged = 0, n = 0;
+        if (sscanf(val, "student event %*f wall %*f judged %d of %d", &judged, &n) == 2)
+            p->judged_by_clock = judged, p->clock_samples = n;
+    } else if (!strcmp(key, "busy")) {
+        p->busy = atoi(val);
     } else if (!strcmp(key, "done")) p->done = true;
 }
 
@@ -153,6 +174,16 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
             set_verdict(r, V_RUNTIME_ERROR, "the harness reported nothing (exit code %d)", st->exit_code);
         return;
     }
+    if (r->sandbox[0] && (strstr(r->sandbox, "(off)") || strstr(r->sandbox, "seccomp off")))
+        strlist_add(&r->notes, "your code ran with fewer restrictions than usual on this machine; see docs/harness.md");
+    if (p.violation_kind[0]) {
+        /* the student's code broke a rule that the verdict depends on */
+        Verdict v = !strcmp(p.violation_kind, "library")                                     ? V_REQUIREMENT
+                    : !strcmp(p.violation_kind, "input") || !strcmp(p.violation_kind, "bounds") ? V_WRONG
+                                                                                                 : V_RUNTIME_ERROR;
+        set_verdict(r, v, "%s", p.violation_text);
+        return;
+    }
     if (!strcmp(p.error_kind, "load")) {
         set_verdict(r, V_COMPILE_ERROR, "%s", p.error_text);
         return;
@@ -182,6 +213,10 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
         return;
     }
     r->timed = true;
+    if (p.judged_by_clock * 2 > p.clock_samples)
+        strlist_add(&r->notes, "the time your runner reported disagreed with the harness's clock; the clock decided");
+    if (p.busy)
+        strlist_add(&r->notes, "GPU work was still running after your solve returned; it counted in your time");
     r->vs_reference = r->reference.median_ms / r->student.median_ms;
     r->vs_baseline = r->baseline.median_ms / r->student.median_ms;
     r->gbps_student = r->bytes / (r->student.median_ms * 1e6);
@@ -234,36 +269,45 @@ static void phase(const GradeOptions *o, const char *what) {
     if (o && o->on_phase) o->on_phase(what, o->ctx);
 }
 
-/* Substrings that must not appear in the student's dynamic symbols: the
- * vendor libraries are the baseline, never the answer. */
-static const char *const always_forbidden[] = {"cublas", "cudnn"};
-
-static void check_forbidden_symbols(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
-    char *nm = toolchain_tool(t, "nm");
-    if (!nm) {
-        strlist_add(&r->notes, "library symbols not checked: nm (binutils) not found");
-        return;
+/* The libraries the exercise forbids (forbidden_libraries: by default all
+ * that libscan knows) and its forbidden_symbols, looked for in the ELF file
+ * itself: hidden visibility does not hide the names nvcc registers kernels
+ * by. Returns false when grading stops here (a forbidden library, or a file
+ * that cannot be scanned). */
+static bool check_forbidden_symbols(const Exercise *e, const char *lib, GradeResult *r) {
+    /* thrust before cub: Thrust's device algorithms run CUB's kernels, and
+     * the student wrote thrust */
+    static const struct {
+        const char *name, *why;
+    } order[] = {
+        {"cublas", "cuBLAS is a baseline to measure against, not an answer"},
+        {"cudnn", "cuDNN is a baseline to measure against, not an answer"},
+        {"thrust", "Thrust's device algorithms (CUB's, underneath) are a baseline to measure against, not an answer"},
+        {"cutlass", "CUTLASS's device-level kernels are a baseline to measure against, not an answer"},
+        {"cub", "CUB's device-wide algorithms are the baseline to measure against, not an answer"},
+    };
+    LibScan scan;
+    if (libscan_file(lib, &scan) < 0) {
+        set_verdict(r, V_SETUP_ERROR, "cannot check which libraries your code uses: %s", last_error());
+        return false;
     }
-    const char *argv[] = {nm, "-DC", lib, NULL};
-    ProcSpec spec = {.argv = argv, .timeout_s = 30, .capture_limit = 4 << 20};
-    ProcResult res;
-    if (proc_run(&spec, &res) == 0) {
-        StrList banned = {0};
-        for (size_t i = 0; i < ARRAY_SIZE(always_forbidden); i++) strlist_add(&banned, always_forbidden[i]);
-        for (int i = 0; i < e->forbidden_symbols.count; i++) strlist_add(&banned, e->forbidden_symbols.items[i]);
-        for (int i = 0; i < banned.count && r->verdict != V_REQUIREMENT; i++) {
-            const char *hit = strcasestr(res.output, banned.items[i]);
-            if (!hit) continue;
-            const char *start = hit, *end = hit;
-            while (start > res.output && start[-1] != '\n' && start[-1] != ' ') start--;
-            while (*end && *end != '\n') end++;
-            set_verdict(r, V_REQUIREMENT, "your code uses %.*s, and this exercise forbids '%s'", (int)(end - start),
-                        start, banned.items[i]);
-        }
-        strlist_free(&banned);
-        proc_result_free(&res);
+    char evidence[640];
+    for (size_t i = 0; i < ARRAY_SIZE(order) && r->verdict != V_REQUIREMENT; i++) {
+        bool forbidden = false;
+        for (int k = 0; k < e->forbidden_libraries.count; k++)
+            forbidden |= !strcmp(e->forbidden_libraries.items[k], order[i].name);
+        if (forbidden && libscan_uses(&scan, order[i].name, evidence, sizeof evidence))
+            set_verdict(r, V_REQUIREMENT,
+                        "your code uses %s (%s), and this exercise forbids it: it is about writing the kernel "
+                        "yourself; %s",
+                        libscan_title(order[i].name), evidence, order[i].why);
     }
-    free(nm);
+    for (int i = 0; i < e->forbidden_symbols.count && r->verdict != V_REQUIREMENT; i++)
+        if (libscan_mentions(&scan, e->forbidden_symbols.items[i], evidence, sizeof evidence))
+            set_verdict(r, V_REQUIREMENT, "your code uses %s, and this exercise forbids '%s'", evidence,
+                        e->forbidden_symbols.items[i]);
+    libscan_free(&scan);
+    return r->verdict != V_REQUIREMENT;
 }
 
 /* Instructions the exercise is about must be in the machine code. */
@@ -292,20 +336,34 @@ static void check_required_sass(const Toolchain *t, const Exercise *e, const cha
     free(cuobjdump);
 }
 
+void course_parts_free(CourseParts *p) {
+    free(p->harness);
+    free(p->runner);
+    free(p->reference);
+    memset(p, 0, sizeof *p);
+}
+
 int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
-                             char **harness, char **reference, char **log) {
+                             CourseParts *parts, char **log) {
     char *hdir = path_join(c->root, "harness");
-    char *main_cu = path_join(hdir, "main.cu");
-    char *kind_cu = course_kind_path(c, e->kind);
-    const char *hsrc[] = {main_cu, kind_cu, NULL};
-    *harness = xprintf("%s/harness-%s", w->build, e->kind);
-    *reference = xprintf("%s/reference-%s.so", w->build, e->id);
+    char *judge_cu[] = {path_join(hdir, "main.cu"), path_join(hdir, "runner.cu"), path_join(hdir, "protocol.cu"),
+                        path_join(hdir, "rules.c"), path_join(hdir, "sandbox.c"), course_kind_path(c, e->kind)};
+    /* the judge with its trusted runner; the student's runner: no judge, no vendor library */
+    const char *hsrc[] = {judge_cu[0], judge_cu[1], judge_cu[2], judge_cu[3], judge_cu[4], judge_cu[5], NULL};
+    const char *rsrc[] = {judge_cu[1], judge_cu[2], judge_cu[4], judge_cu[5], NULL};
     char *sol = course_solution_path(c, e);
-    const char *rsrc[] = {sol, NULL};
-    int rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, *harness, hdir, log);
+    const char *lsrc[] = {sol, NULL};
+    parts->harness = xprintf("%s/harness-%s", w->build, e->kind);
+    parts->runner = xprintf("%s/runner-%s", w->build, e->kind);
+    parts->reference = xprintf("%s/reference-%s.so", w->build, e->id);
     const char *what = "the harness of kind", *name = e->kind;
+    int rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, parts->harness, hdir, log);
     if (rc == 0) {
-        rc = toolchain_build_cached(t, BUILD_SHARED_LIB, rsrc, *reference, NULL, log);
+        rc = toolchain_build_cached(t, BUILD_RUNNER, rsrc, parts->runner, hdir, log);
+        what = "the student runner of kind";
+    }
+    if (rc == 0) {
+        rc = toolchain_build_cached(t, BUILD_SHARED_LIB, lsrc, parts->reference, NULL, log);
         what = "the reference solution of", name = e->id;
     }
     if (rc < 0) {
@@ -315,20 +373,21 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     }
     free(sol);
     free(hdir);
-    free(main_cu);
-    free(kind_cu);
+    for (size_t i = 0; i < ARRAY_SIZE(judge_cu); i++) free(judge_cu[i]);
     return rc;
 }
 
-static void run_harness(const Exercise *e, const char *harness, const char *student, const char *reference,
-                        const GradeOptions *o, GradeResult *r) {
+static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
+                        GradeResult *r) {
     StrList args = {0};
     char text[64];
-    strlist_add(&args, harness);
+    strlist_add(&args, parts->harness);
     strlist_add(&args, "--student");
     strlist_add(&args, student);
+    strlist_add(&args, "--runner");
+    strlist_add(&args, parts->runner);
     strlist_add(&args, "--reference");
-    strlist_add(&args, reference);
+    strlist_add(&args, parts->reference);
     snprintf(text, sizeof text, "%llu", r->seed);
     strlist_add(&args, "--seed");
     strlist_add(&args, text);
@@ -420,7 +479,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     Toolchain t;
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
-    char *harness = NULL, *reference = NULL;
+    CourseParts parts = {0};
     if (toolchain_find(&t) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
@@ -438,8 +497,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     r->compile_s = now_seconds() - t0;
     if (!compiled) goto out;
 
-    check_forbidden_symbols(&t, e, student_so, r);
-    if (r->verdict == V_REQUIREMENT) goto out;
+    if (!check_forbidden_symbols(e, student_so, r)) goto out;
 
     GpuInfo gpu;
     gpu_probe(&gpu);
@@ -450,7 +508,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
 
     phase(o, "building the harness");
     char *log = NULL;
-    if (grade_build_course_parts(&t, c, w, e, &harness, &reference, &log) < 0) {
+    if (grade_build_course_parts(&t, c, w, e, &parts, &log) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         free(r->compile_log);
         r->compile_log = log;
@@ -458,14 +516,13 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     }
 
     phase(o, "running");
-    run_harness(e, harness, student_so, reference, o, r);
+    run_harness(e, &parts, student_so, o, r);
     if (r->verdict == V_PASS || r->verdict == V_SLOW) check_required_sass(&t, e, student_so, r);
 out:
     r->wall_s = now_seconds() - start;
     free(student_cu);
     free(student_so);
-    free(harness);
-    free(reference);
+    course_parts_free(&parts);
     toolchain_free(&t);
 }
 

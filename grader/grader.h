@@ -78,6 +78,7 @@ typedef struct {
     double gbps_student, gbps_reference, gbps_baseline, gbps_library;
     double floor_reference, floor_baseline, floor_library;
     StrList notes;              /* things skipped or worth knowing */
+    char sandbox[160];          /* how the student's code was confined: "landlock 7, seccomp on" */
     double wall_s;
 } GradeResult;
 
@@ -110,12 +111,20 @@ typedef struct {
     void *ctx;
 } GradeOptions;
 
-/* Builds what grading e needs besides the student's library, unless the
- * build cache has it: the harness program of its kind and the reference
- * library. *harness and *reference are their paths (the caller frees them).
- * Returns -1 with error set, and *log nvcc's output, when a build fails. */
+/* What grading an exercise runs besides the student's library, all from
+ * the build cache: the judge of its kind, the student's runner of its kind
+ * and the reference library. */
+typedef struct {
+    char *harness, *runner, *reference;
+} CourseParts;
+
+void course_parts_free(CourseParts *p);
+
+/* Builds the CourseParts of e unless the build cache has them. Returns -1
+ * with error set, and *log nvcc's output, when a build fails (the paths are
+ * set either way; the caller frees them). */
 int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
-                             char **harness, char **reference, char **log);
+                             CourseParts *parts, char **log);
 
 /* Grades the student's file of e; fills r (always, also on setup errors). */
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "toolchain.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,12 @@ static const char *const common_flags[] = {
     "-Xcompiler", "-Wall",
 };
 static const char *const shared_lib_flags[] = {"-shared", "-Xcompiler", "-fPIC"};
-static const char *const harness_libs[] = {"-ldl"};
+/* The judge and the runners share device memory through the driver API's
+ * virtual-memory calls: -lcuda (the toolkit's stub where no driver is
+ * installed; the real libcuda.so.1 at run time). */
+static const char *const harness_libs[] = {"-lcuda", "-ldl"};
+/* The student's runner holds no vendor library (harness/harness.h). */
+static const char *const runner_flags[] = {"-DGPUCOURSE_STUDENT_RUNNER"};
 
 enum { COMPILE_TIMEOUT_S = 300, COMPILE_LOG_LIMIT = 256 * 1024 };
 
@@ -88,6 +94,8 @@ static const char **compile_argv(const Toolchain *t, BuildTarget target, const c
     for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) argv[n++] = common_flags[i];
     if (target == BUILD_SHARED_LIB)
         for (size_t i = 0; i < ARRAY_SIZE(shared_lib_flags); i++) argv[n++] = shared_lib_flags[i];
+    if (target == BUILD_RUNNER)
+        for (size_t i = 0; i < ARRAY_SIZE(runner_flags); i++) argv[n++] = runner_flags[i];
     /* find libcudart.so where this nvcc's toolkit has it, wherever we run */
     char *rpath = xprintf("-Xlinker=-rpath=%s/lib64", t->cuda_home);
     strlist_add(hold, rpath);
@@ -102,7 +110,7 @@ static const char **compile_argv(const Toolchain *t, BuildTarget target, const c
     argv[n++] = "-o";
     argv[n++] = output;
     for (int i = 0; sources[i] && n < 56; i++) argv[n++] = sources[i];
-    if (target == BUILD_HARNESS)
+    if (target == BUILD_HARNESS || target == BUILD_RUNNER)
         for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) argv[n++] = harness_libs[i];
     argv[n] = NULL;
     return argv;
@@ -121,6 +129,34 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
     return rc;
 }
 
+static int compare_names(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The headers the harness includes: every .h in its directory, by name. */
+static uint64_t hash_headers(uint64_t h, const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return h;
+    StrList names = {0};
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 2 && !strcmp(e->d_name + len - 2, ".h")) strlist_add(&names, e->d_name);
+    }
+    closedir(d);
+    qsort(names.items, (size_t)names.count, sizeof *names.items, compare_names);
+    for (int i = 0; i < names.count; i++) {
+        char *path = path_join(dir, names.items[i]);
+        size_t len = 0;
+        char *data = read_file(path, &len);
+        h = hash_str(h, names.items[i]);
+        if (data) h = hash_bytes(h, data, len);
+        free(data);
+        free(path);
+    }
+    strlist_free(&names);
+    return h;
+}
+
 /* What went into a build: the sources' contents, the flags and the compiler. */
 static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *include_dir) {
@@ -136,14 +172,7 @@ static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *c
         if (data) h = hash_bytes(h, data, len);
         free(data);
     }
-    if (include_dir) { /* headers the harness includes */
-        char *header = path_join(include_dir, "harness.h");
-        size_t len = 0;
-        char *data = read_file(header, &len);
-        if (data) h = hash_bytes(h, data, len);
-        free(data);
-        free(header);
-    }
+    if (include_dir) h = hash_headers(h, include_dir);
     return h;
 }
 

@@ -20,8 +20,10 @@ typedef struct {
 int toolchain_find(Toolchain *t);
 void toolchain_free(Toolchain *t);
 
-/* Where an nvcc run is described; built into one argv. */
-typedef enum { BUILD_SHARED_LIB, BUILD_HARNESS } BuildTarget;
+/* What an nvcc run builds: a shared library (the student's, a reference),
+ * the judge of a kind (harness/main.cu), or the student's runner of a kind
+ * (harness/runner.cu without the vendor library). */
+typedef enum { BUILD_SHARED_LIB, BUILD_HARNESS, BUILD_RUNNER } BuildTarget;
 
 /* Runs nvcc. sources is NULL-terminated. The output (errors, warnings) is in
  * res. Returns -1 only when nvcc could not be started. */

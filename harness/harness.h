@@ -72,6 +72,19 @@ struct KindDef {
 // Every kind file defines exactly this object.
 extern const KindDef kind;
 
+// The vendor library is built into the judge's trusted runner only. The
+// student's runner is built with GPUCOURSE_STUDENT_RUNNER and holds no copy
+// of it, so student code cannot find it in its own process and call it. A
+// kind file wraps its library function in `#if KIND_WITH_LIBRARY` and names
+// it with KIND_LIBRARY("what it is", function) as the KindDef's last fields.
+#ifdef GPUCOURSE_STUDENT_RUNNER
+#define KIND_WITH_LIBRARY 0
+#define KIND_LIBRARY(name, fn) nullptr, nullptr
+#else
+#define KIND_WITH_LIBRARY 1
+#define KIND_LIBRARY(name, fn) name, fn
+#endif
+
 // A kind file's helpers: the number of elements in common shapes.
 static inline size_t dims_n(const Dims &d) { return (size_t)d.d[0]; }
 static inline size_t dims_rows_cols(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[1]; }

@@ -1,42 +1,59 @@
-// The harness: checks and times one exercise's `solve` against the reference.
+// The judge: checks and times one exercise's `solve` against the reference,
+// without ever loading the student's code.
 //
-// Built once per kind (this file + harness/kinds/KIND.cu) by the grader, then
-// run with the student's and the reference's shared libraries:
+// Built once per kind (this file + runner.cu + harness/kinds/KIND.cu) by the
+// grader, and run as
 //
-//   harness-KIND --student S.so --reference R.so --seed N
+//   harness-KIND --student S.so --runner runner-KIND --reference R.so --seed N
 //                --check 1000 --check 65537 --timing 268435456
 //                [--rel X] [--abs Y] [--samples N] [--warmup-ms N]
 //
-// Results go to the file descriptor named by GPUCOURSE_RESULT_FD as
-// `key: value` lines (see grader/result.c for the reader), never to stdout,
-// which belongs to the student's code. The variables are read and cleared
-// before student code is loaded, and the descriptor moved, so the student's
-// printf cannot pass for a result line by accident.
+// It starts two runners (protocol.h): the student's (runner-KIND, which
+// loads S.so inside a sandbox) and a trusted one (this binary again, with
+// --serve-trusted) for the reference, the vendor library and the copy. The
+// judge owns the inputs, the outputs and the clock: it hands each contestant
+// its own copy of the inputs, checks every output itself, checks that the
+// student's inputs and the bytes past each array's end were left alone, and
+// times every call by its own clock (request to an idle GPU) against the
+// runner's own events (rules.h).
 //
-// Method (see docs/harness.md): fresh random inputs per sample, outputs
-// poisoned with NaN bytes before every run, every element checked (against a
-// CPU reference at the small sizes, against the reference solution on the
-// same inputs at the timed size), L2 flushed before every sample, the whole
-// device synchronized inside the timed region, student / reference /
-// device-to-device copy interleaved in rotating order, medians reported.
+// Results go to the descriptor named by GPUCOURSE_RESULT_FD as `key: value`
+// lines (grader/grader.c reads them); no runner holds that descriptor.
 #include "harness.h"
+#include "protocol.h"
+#include "rules.h"
 
 #include <cuda_runtime.h>
-#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <string>
 #include <vector>
 
-// Exit codes of the harness itself; the grader reads the result lines first.
+int runner_main(bool trusted, const char *library);  // runner.cu
+
+// Exit codes of the judge itself; the grader reads the result lines first.
 enum { EXIT_DONE = 0, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_LOAD = 4, EXIT_NOGPU = 5 };
+
+// How long the GPU may stay busy after a runner answered before the judge
+// calls it work left running on purpose.
+static const double IDLE_LIMIT_S = 10.0;
+// The byte that fills every shared array past its last element.
+static const unsigned char PAD_BYTE = 0xA5;
 
 static FILE *results;
 
@@ -49,6 +66,13 @@ static void result(const char *fmt, ...) {
     fflush(results);
 }
 
+static void stop_runners(void);
+
+[[noreturn]] static void finish(int code) {
+    stop_runners();
+    exit(code);
+}
+
 [[noreturn]] static void fail(int code, const char *fmt, ...) {
     char msg[1024];
     va_list ap;
@@ -56,17 +80,34 @@ static void result(const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     result("error: %s", msg);
-    exit(code);
+    finish(code);
 }
 
-// What the harness was doing, so that a fault names the student's call.
+// The student broke a rule the verdict depends on (violation: KIND: text).
+[[noreturn]] static void violation(const char *kind_of, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    result("violation: %s: %s", kind_of, msg);
+    result("done: wrong");
+    finish(EXIT_DONE);
+}
+
+// What the judge was doing, so that a fault names the call.
 static char phase[256] = "starting";
 
 static void cuda_check(cudaError_t err, const char *what) {
-    if (err != cudaSuccess)
-        fail(EXIT_CUDA, "cuda: %s: %s (%s)", phase, cudaGetErrorString(err), what);
+    if (err != cudaSuccess) fail(EXIT_CUDA, "cuda: %s: %s (%s)", phase, cudaGetErrorString(err), what);
 }
 #define CK(call) cuda_check((call), #call)
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
 
 // ---------------------------------------------------------------- inputs
 
@@ -123,76 +164,309 @@ __global__ void compare_kernel(const void *got, const void *want, size_t n, int 
     }
 }
 
+// The first byte in p[0, n) that is not `value` (~0 when all are).
+__global__ void find_byte_kernel(const unsigned char *p, size_t n, unsigned char value, unsigned long long *first) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        if (p[i] != value) atomicMin(first, (unsigned long long)i);
+}
+
+__global__ void probe_kernel() {}
+
 static int grid_for(size_t n) {
     size_t blocks = (n + 255) / 256;
     return (int)std::min<size_t>(std::max<size_t>(blocks, 1), 4096);
 }
 
-static size_t elem_size(ElemType t) { return t == ELEM_I32 ? 4 : 4; }
+static size_t elem_size(ElemType) { return 4; }
+
+// ---------------------------------------------------------------- runners
+
+static const char *contestant_name[] = {"student", "reference", "library", "baseline"};
+
+struct Runner {
+    const char *role;  // "student", "trusted"
+    pid_t pid;
+    int sock;
+    uint64_t seq;
+    bool stopped;
+};
+
+static Runner student_runner = {"student", -1, -1, 0, false};
+static Runner trusted_runner = {"trusted", -1, -1, 0, false};
+
+static Runner &runner_for(int c) { return c == STUDENT ? student_runner : trusted_runner; }
+
+static void stop_runners(void) {
+    Runner *all[] = {&student_runner, &trusted_runner};
+    for (Runner *r : all)
+        if (r->pid > 0) {
+            kill(r->pid, SIGKILL);
+            waitpid(r->pid, NULL, 0);
+            r->pid = -1;
+        }
+}
+
+// The environment a runner gets: what the CUDA driver needs, nothing of ours.
+static std::vector<std::string> runner_environment(void) {
+    std::vector<std::string> env = {"CUDA_CACHE_DISABLE=1", "PATH=/usr/bin:/bin"};
+    const char *pass[] = {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"};
+    for (const char *name : pass)
+        if (const char *v = getenv(name)) env.push_back(std::string(name) + "=" + v);
+    return env;
+}
+
+static void spawn_runner(Runner &r, const char *program, const char *mode, const char *arg) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        fail(EXIT_CUDA, "setup: socketpair: %s", strerror(errno));
+    std::vector<std::string> env_text = runner_environment();
+    std::vector<char *> env;
+    for (auto &e : env_text) env.push_back((char *)e.c_str());
+    env.push_back(NULL);
+    char *argv[] = {(char *)program, (char *)mode, (char *)arg, NULL};
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) fail(EXIT_CUDA, "setup: fork: %s", strerror(errno));
+    if (pid == 0) {  // only async-signal-safe calls from here to exec
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
+        if (sv[1] == RUNNER_FD) fcntl(RUNNER_FD, F_SETFD, 0);  // dup2 onto itself keeps close-on-exec
+        else if (dup2(sv[1], RUNNER_FD) < 0) _exit(1);
+        for (int fd = RUNNER_FD + 1; fd < 4096; fd++) close(fd);  // nothing of the judge's
+        execve(program, argv, env.data());
+        _exit(127);
+    }
+    close(sv[1]);
+    r.pid = pid;
+    r.sock = sv[0];
+}
+
+// How a runner that went away ended, in words.
+static std::string runner_end(Runner &r) {
+    int status = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 200 && got == 0; i++) {  // it closed its socket: it is ending
+        got = waitpid(r.pid, &status, WNOHANG);
+        if (got == 0) usleep(10000);
+    }
+    if (got == 0) {
+        kill(r.pid, SIGKILL);
+        waitpid(r.pid, &status, 0);
+    }
+    r.pid = -1;
+    char text[128];
+    if (WIFEXITED(status)) snprintf(text, sizeof text, "exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(text, sizeof text, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else snprintf(text, sizeof text, "closed its end");
+    return text;
+}
+
+// A runner's answer to request `seq`: MSG_DONE, MSG_FAIL or MSG_READY (seq 0).
+// A student runner that answers out of turn, or goes away, ends the grading.
+static Msg await(Runner &r, uint64_t seq, const char *doing) {
+    Msg m;
+    int nfds = 0;
+    int got = msg_recv(r.sock, &m, NULL, 0, &nfds);
+    if (got == 0 || (got < 0 && errno != EPROTO)) {
+        std::string how = runner_end(r);
+        if (&r == &student_runner)
+            fail(EXIT_CUDA, "runner: the process running your code ended (%s) %s", how.c_str(), doing);
+        fail(EXIT_CUDA, "runner: the trusted runner ended (%s) %s", how.c_str(), doing);
+    }
+    bool expected = got > 0 && m.seq == seq &&
+                    (seq == 0 ? m.type == MSG_READY || m.type == MSG_FAIL : m.type == MSG_DONE || m.type == MSG_FAIL);
+    if (!expected) {
+        if (&r == &student_runner)
+            violation("protocol",
+                      "a message on the harness's socket that it did not ask for (%s): your code wrote to a "
+                      "descriptor it does not own",
+                      doing);
+        fail(EXIT_CUDA, "runner: the trusted runner answered out of turn %s", doing);
+    }
+    return m;
+}
+
+// Anything a runner sent when nobody asked is a forged message.
+static void expect_silence(Runner &r, const char *doing) {
+    struct pollfd p = {r.sock, POLLIN, 0};
+    if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) await(r, ~0ull, doing);
+}
+
+// Freezes a runner between its calls: a stopped process launches no work,
+// runs no threads and cannot disturb the other contestants' timing.
+static void freeze(Runner &r) {
+    if (r.pid <= 0 || r.stopped) return;
+    kill(r.pid, SIGSTOP);
+    r.stopped = true;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)r.pid);
+    for (int i = 0; i < 20000; i++) {  // wait until it is stopped, not only signalled
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) return;
+        buf[n] = '\0';
+        const char *state = strrchr(buf, ')');
+        if (!state || state[1] == '\0' || state[2] == 'T' || state[2] == 't' || state[2] == 'Z' || state[2] == 'X')
+            return;
+        usleep(5);
+    }
+}
+
+static void thaw(Runner &r) {
+    if (r.pid > 0 && r.stopped) kill(r.pid, SIGCONT);
+    r.stopped = false;
+}
+
+// ---------------------------------------------------------------- idle GPU
+
+static double quick_probe_us = 120;
+
+static double probe_us(void) {
+    double t = now_us();
+    probe_kernel<<<1, 1>>>();
+    CK(cudaDeviceSynchronize());
+    return now_us() - t;
+}
+
+// Waits until the GPU is idle: until an empty kernel of ours runs without
+// waiting for another process's work (time slicing makes it wait for a
+// context switch or a whole slice while a runner still has work queued).
+// Returns the number of probes, or -1 when it stayed busy past the limit.
+static int wait_until_idle(void) {
+    double start = now_us();
+    for (int n = 1;; n++) {
+        if (probe_us() < quick_probe_us) return n;
+        if (now_us() - start > IDLE_LIMIT_S * 1e6) return -1;
+    }
+}
+
+static void calibrate_idle_probe(void) {
+    double t[41];
+    for (int i = 0; i < 10; i++) probe_us();
+    for (int i = 0; i < 41; i++) t[i] = probe_us();
+    quick_probe_us = rules_quick_probe_bound_us(t, 41);
+    result("idle: probe %.1f us, quick below %.1f us", t[20], quick_probe_us);
+}
 
 // ---------------------------------------------------------------- problems
 
-// Who runs: the student, the reference, the vendor library (kinds that name
-// one) with their own outputs, and the device-to-device copy (COPY).
-enum { STUDENT, REFERENCE, LIBRARY, CONTESTANTS, COPY = CONTESTANTS };
-static const char *contestant_name[] = {"student", "reference", "library", "baseline"};
-
-// One problem instance on the device. Inputs are shared by the contestants;
-// each contestant writes its own outputs, so that the student's output can be
-// compared with the reference's on the same inputs.
+// One problem instance. The judge keeps the inputs' master copy, which no
+// runner can reach; every contestant gets its own copy of all arrays,
+// shared with its runner, refilled from the master before every call.
 struct Problem {
     Dims dims;
     size_t len[MAX_ARRAYS];
-    void *input[MAX_ARRAYS];                // ROLE_IN data, and the first value of ROLE_INOUT
-    void *own[CONTESTANTS][MAX_ARRAYS];     // ROLE_OUT and ROLE_INOUT, per contestant
+    void *master[MAX_ARRAYS];  // ROLE_IN data, and the first value of ROLE_INOUT
+    bool has[CONTESTANTS];
+    int slot[CONTESTANTS];
+    int narrays[CONTESTANTS];
+    SharedBuf own[CONTESTANTS][MAX_ARRAYS];  // COPY: [0] source, [1] destination
 };
 
 static size_t bytes_of(const ArraySpec &a, size_t n) { return n * elem_size(a.type); }
 
-static bool takes_part(int c) { return c != LIBRARY || kind.library; }
+static int next_slot;
 
-static void problem_alloc(Problem &p, const Dims &dims) {
+static void bind(Problem &p, int c) {
+    Runner &r = runner_for(c);
+    Msg m;
+    memset(&m, 0, sizeof m);
+    m.magic = MSG_MAGIC;
+    m.type = MSG_BIND;
+    m.seq = ++r.seq;
+    m.slot = p.slot[c] = next_slot++ % 64;
+    m.narrays = p.narrays[c];
+    int fds[MAX_ARRAYS];
+    for (int i = 0; i < p.narrays[c]; i++) {
+        m.bytes[i] = p.own[c][i].bytes;
+        fds[i] = shared_export(p.own[c][i]);
+        if (fds[i] < 0) fail(EXIT_CUDA, "setup: cannot export device memory for the %s", contestant_name[c]);
+    }
+    thaw(r);
+    expect_silence(r, "before its arrays were handed over");
+    if (msg_send(r.sock, m, fds, p.narrays[c]) < 0) await(r, m.seq, "while its arrays were handed over");
+    for (int i = 0; i < p.narrays[c]; i++) close(fds[i]);
+    Msg a = await(r, m.seq, "while its arrays were handed over");
+    freeze(r);
+    if (a.type == MSG_FAIL) fail(EXIT_CUDA, "%s", a.text);
+}
+
+static void alloc_shared(SharedBuf *b, size_t bytes, const char *what) {
+    char why[256];
+    if (!shared_alloc(b, bytes, why, sizeof why))
+        fail(EXIT_CUDA, "cuda: %s: cannot allocate %zu bytes for %s: %s", phase, bytes, what, why);
+}
+
+static void problem_alloc(Problem &p, const Dims &dims, const bool *contestants, size_t copy_bytes) {
     memset(&p, 0, sizeof p);
     p.dims = dims;
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         p.len[i] = a.length(dims);
-        size_t bytes = std::max<size_t>(bytes_of(a, p.len[i]), 4);
-        if (a.role == ROLE_IN || a.role == ROLE_INOUT) CK(cudaMalloc(&p.input[i], bytes));
-        if (a.role != ROLE_IN)
-            for (int c = 0; c < CONTESTANTS; c++)
-                if (takes_part(c)) CK(cudaMalloc(&p.own[c][i], bytes));
+        if (a.role == ROLE_IN || a.role == ROLE_INOUT)
+            CK(cudaMalloc(&p.master[i], std::max<size_t>(bytes_of(a, p.len[i]), 4)));
+    }
+    for (int c = 0; c < CONTESTANTS; c++) {
+        if (!contestants[c]) continue;
+        p.has[c] = true;
+        if (c == COPY) {
+            p.narrays[c] = 2;
+            alloc_shared(&p.own[c][0], copy_bytes, "the copy's source");
+            alloc_shared(&p.own[c][1], copy_bytes, "the copy's destination");
+            CK(cudaMemset(p.own[c][0].ptr, 0x3c, copy_bytes));
+        } else {
+            p.narrays[c] = kind.narrays;
+            for (int i = 0; i < kind.narrays; i++)
+                alloc_shared(&p.own[c][i], bytes_of(kind.arrays[i], p.len[i]), kind.arrays[i].name);
+        }
+        bind(p, c);
     }
 }
 
 static void problem_free(Problem &p) {
-    for (int i = 0; i < kind.narrays; i++) {
-        cudaFree(p.input[i]);
-        for (int c = 0; c < CONTESTANTS; c++) cudaFree(p.own[c][i]);
+    for (int c = 0; c < CONTESTANTS; c++) {
+        if (!p.has[c]) continue;
+        Runner &r = runner_for(c);
+        Msg m;
+        memset(&m, 0, sizeof m);
+        m.magic = MSG_MAGIC;
+        m.type = MSG_UNBIND;
+        m.seq = ++r.seq;
+        m.slot = p.slot[c];
+        msg_send(r.sock, m, NULL, 0);  // no answer: a runner that keeps the mapping only keeps memory
+        for (int i = 0; i < p.narrays[c]; i++) shared_free(&p.own[c][i]);
     }
+    for (int i = 0; i < kind.narrays; i++) cudaFree(p.master[i]);
 }
 
-// Fresh random inputs: each (seed, array) pair is its own stream.
+// Fresh random inputs in the master copy: each (seed, array) pair is its own stream.
 static void problem_fill(Problem &p, uint64_t seed) {
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
-        if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH || p.len[i] == 0) continue;
+        if (!p.master[i] || p.len[i] == 0) continue;
         uint64_t key = mix64(seed * 0x100 + (uint64_t)i);
-        fill_kernel<<<grid_for(p.len[i]), 256>>>(p.input[i], p.len[i], a.type == ELEM_I32, key, a.lo,
-                                                 a.hi);
+        fill_kernel<<<grid_for(p.len[i]), 256>>>(p.master[i], p.len[i], a.type == ELEM_I32, key, a.lo, a.hi);
         CK(cudaGetLastError());
     }
 }
 
-// Before every run: outputs poisoned (all bytes 0xFF: NaN for floats, -1 for
-// ints), read-write arrays reset to their input values.
+// Before every call: the contestant's inputs copied from the master, outputs
+// poisoned (all bytes 0xFF: NaN for floats, -1 for ints), and every array's
+// bytes past its end set to PAD_BYTE.
 static void problem_prepare(Problem &p, int c) {
+    if (c == COPY) return;
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
-        size_t bytes = bytes_of(a, p.len[i]);
-        if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH) CK(cudaMemsetAsync(p.own[c][i], 0xFF, bytes));
-        if (a.role == ROLE_INOUT)
-            CK(cudaMemcpyAsync(p.own[c][i], p.input[i], bytes, cudaMemcpyDeviceToDevice));
+        SharedBuf &b = p.own[c][i];
+        if (a.role == ROLE_IN || a.role == ROLE_INOUT)
+            CK(cudaMemcpyAsync(b.ptr, p.master[i], b.bytes, cudaMemcpyDeviceToDevice));
+        else CK(cudaMemsetAsync(b.ptr, 0xFF, b.bytes));
+        CK(cudaMemsetAsync((char *)b.ptr + b.bytes, PAD_BYTE, b.size - b.bytes));
     }
 }
 
@@ -208,8 +482,8 @@ static Scalars scalars_for(uint64_t seed) {
 
 static void dims_text(const Dims &d, char *buf, size_t size) {
     int n = 0;
-    for (int k = 0; k < d.count; k++)
-        n += snprintf(buf + n, size - (size_t)n, "%s%lld", k ? "x" : "", d.d[k]);
+    buf[0] = '\0';
+    for (int k = 0; k < d.count; k++) n += snprintf(buf + n, size - (size_t)n, "%s%lld", k ? "x" : "", d.d[k]);
 }
 
 static void coord_text(const ArraySpec &a, const Dims &d, size_t i, char *buf, size_t size) {
@@ -234,48 +508,143 @@ static bool values_match(const ArraySpec &a, const Dims &d, const void *got, con
     return fabs(g - w) <= abs_tol * tol_factor(a.tol_scale, index, d.d[0]) + rel * fabs(w);  // false for NaN
 }
 
-// ---------------------------------------------------------------- running
+static unsigned long long *counters;  // device: [count, first]
 
-typedef void *SolveFn;
-static SolveFn solve_of[CONTESTANTS];
+static unsigned long long first_byte_not(const void *p, size_t n, unsigned char value) {
+    unsigned long long init = ~0ull, out;
+    if (n == 0) return ~0ull;
+    CK(cudaMemcpy(counters + 1, &init, sizeof init, cudaMemcpyHostToDevice));
+    find_byte_kernel<<<grid_for(n), 256>>>((const unsigned char *)p, n, value, counters + 1);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&out, counters + 1, sizeof out, cudaMemcpyDeviceToHost));
+    return out;
+}
+
+// After a student call: its inputs as the master has them, and nothing
+// written past the end of any array.
+static void check_student_left_alone(Problem &p) {
+    for (int i = 0; i < kind.narrays; i++) {
+        const ArraySpec &a = kind.arrays[i];
+        SharedBuf &b = p.own[STUDENT][i];
+        unsigned long long past = first_byte_not((char *)b.ptr + b.bytes, b.size - b.bytes, PAD_BYTE);
+        if (past != ~0ull)
+            violation("bounds", "your code wrote past the end of %s (%llu bytes after its last element)", a.name,
+                      past);
+        if (a.role != ROLE_IN || p.len[i] == 0) continue;
+        unsigned long long init[2] = {0, ~0ull}, out[2];
+        CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
+        compare_kernel<<<grid_for(p.len[i]), 256>>>(b.ptr, p.master[i], p.len[i], 1, 0, 0, 0, 0, counters,
+                                                   counters + 1);
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(out, counters, sizeof out, cudaMemcpyDeviceToHost));
+        if (out[0]) {
+            char where[96];
+            coord_text(a, p.dims, (size_t)out[1], where, sizeof where);
+            violation("input",
+                      "your code changed its input %s (%llu elements, the first at %s); inputs belong to the "
+                      "grader and must be left as they are",
+                      a.name, out[0], where);
+        }
+    }
+}
+
+// The student's runner must not have loaded a vendor library, the
+// reference, or code from memory.
+static char build_dir[4096];
+static const char *allowed_in_build_dir[3];  // the runner and the student's library, as the kernel names them
+
+static void check_student_maps(void) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)student_runner.pid);
+    FILE *f = fopen(path, "re");
+    if (!f) violation("library", "the harness cannot see what the process running your code has loaded");
+    std::string text;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    fclose(f);
+    char offender[4096];
+    if (rules_maps_offender(text.c_str(), build_dir, allowed_in_build_dir, offender, sizeof offender))
+        violation("library", "your code loaded %s; only your own code may do the work", offender);
+}
+
+// ---------------------------------------------------------------- calls
+
 static double tol_rel = 1e-5, tol_abs = 1e-6;
 static void *flush_buf;
 static size_t flush_bytes;
-static void *copy_src, *copy_dst;
-static size_t copy_bytes;
 
-static void call_contestant(Problem &p, int c, const Scalars &s) {
-    if (c == COPY) {  // the baseline: a device-to-device copy of the same traffic
-        CK(cudaMemcpyAsync(copy_dst, copy_src, copy_bytes, cudaMemcpyDeviceToDevice));
-        return;
-    }
-    void *args[MAX_ARRAYS];
-    for (int i = 0; i < kind.narrays; i++)
-        args[i] = kind.arrays[i].role == ROLE_IN ? p.input[i] : p.own[c][i];
-    if (c == LIBRARY) kind.library(args, p.dims, s);
-    else kind.call(solve_of[c], args, p.dims, s);
-}
+// One call of one contestant, as the judge saw it.
+struct Call {
+    StepTime t;
+    int probes;
+};
 
-// Runs one contestant and waits for the whole device, turning any fault into
-// an error line that names the call.
-static void run_checked(Problem &p, int c, const Scalars &s) {
+// Calls contestant c on p: prepares its arrays (and flushes L2 when timed),
+// wakes its runner, asks, waits for the answer and then for an idle GPU,
+// freezes the runner again. A fault becomes an error line naming the call.
+static Call call(Problem &p, int c, const Scalars &s, bool timed) {
     char dims[64];
     dims_text(p.dims, dims, sizeof dims);
-    snprintf(phase, sizeof phase, "%s solve at size %s", contestant_name[c], dims);
-    call_contestant(p, c, s);
-    CK(cudaGetLastError());
+    snprintf(phase, sizeof phase, "preparing the %s's call at size %s", contestant_name[c], dims);
+    problem_prepare(p, c);
+    if (timed) CK(cudaMemsetAsync(flush_buf, c, flush_bytes));  // evict what the last call left in L2
     CK(cudaDeviceSynchronize());
+    snprintf(phase, sizeof phase, "%s solve at size %s%s", contestant_name[c], dims, timed ? " (timed)" : "");
+
+    Runner &r = runner_for(c);
+    Msg m;
+    memset(&m, 0, sizeof m);
+    m.magic = MSG_MAGIC;
+    m.type = MSG_RUN;
+    m.seq = ++r.seq;
+    m.who = c;
+    m.slot = p.slot[c];
+    m.dims = p.dims;
+    m.scalars = s;
+    thaw(r);
+    char doing[320];
+    snprintf(doing, sizeof doing, "during the %s", phase);
+    expect_silence(r, doing);
+    double t0 = now_us();
+    if (msg_send(r.sock, m, NULL, 0) < 0) await(r, m.seq, doing);
+    Msg a = await(r, m.seq, doing);
+    freeze(r);
+    int probes = wait_until_idle();
+    double t1 = now_us();
+    if (probes < 0) {
+        if (c == STUDENT)
+            violation("busy", "the GPU was still busy %.0f s after your solve returned at size %s: work left "
+                      "running (a thread or stream that solve did not wait for)",
+                      IDLE_LIMIT_S, dims);
+        fail(EXIT_CUDA, "cuda: %s: the GPU stayed busy after the call", phase);
+    }
+    if (a.type == MSG_FAIL) {
+        const char *text = a.text;
+        if (!strncmp(text, "cuda: ", 6)) text += 6;
+        fail(EXIT_CUDA, "cuda: %s: %s", phase, text);
+    }
+    if (c == STUDENT) {
+        check_student_maps();
+        check_student_left_alone(p);
+    }
     snprintf(phase, sizeof phase, "harness");
+    Call out;
+    out.t.event_ms = a.event_ms;
+    out.t.wall_ms = (t1 - t0) / 1000.0;
+    out.probes = probes;
+    return out;
 }
 
 // Small sizes: the student's outputs against the kind's CPU reference.
 static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     Problem p;
-    problem_alloc(p, dims);
+    bool who[CONTESTANTS] = {true, false, false, false};
+    snprintf(phase, sizeof phase, "setting up size checks");
+    problem_alloc(p, dims, who, 0);
     problem_fill(p, seed);
-    problem_prepare(p, STUDENT);
     Scalars s = scalars_for(seed);
-    run_checked(p, STUDENT, s);
+    call(p, STUDENT, s, false);
 
     std::vector<std::vector<char>> host(kind.narrays), got(kind.narrays);
     void *host_ptr[MAX_ARRAYS];
@@ -285,10 +654,10 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
         host[i].resize(std::max<size_t>(bytes, 4));
         host_ptr[i] = host[i].data();
         if (a.role == ROLE_IN || a.role == ROLE_INOUT)
-            CK(cudaMemcpy(host_ptr[i], p.input[i], bytes, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(host_ptr[i], p.master[i], bytes, cudaMemcpyDeviceToHost));
         if (a.role == ROLE_OUT || a.role == ROLE_INOUT) {
             got[i].resize(std::max<size_t>(bytes, 4));
-            CK(cudaMemcpy(got[i].data(), p.own[STUDENT][i], bytes, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(got[i].data(), p.own[STUDENT][i].ptr, bytes, cudaMemcpyDeviceToHost));
         }
         if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH) memset(host_ptr[i], 0xFF, bytes);
     }
@@ -314,10 +683,8 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
             bad++;
         }
     }
-    if (bad == 0)
-        result("check: %s ok", dtext);
-    else
-        result("check: %s fail %zu", dtext, bad);
+    if (bad == 0) result("check: %s ok", dtext);
+    else result("check: %s fail %zu", dtext, bad);
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
     problem_free(p);
     return bad == 0;
@@ -327,19 +694,18 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
 static bool check_against_reference(Problem &p, const char *label) {
     char dtext[64];
     dims_text(p.dims, dtext, sizeof dtext);
-    unsigned long long *counters;
-    CK(cudaMalloc(&counters, 2 * sizeof *counters));
     size_t bad = 0;
     int shown = 0;
     char lines[5][256];
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN || a.role == ROLE_SCRATCH || p.len[i] == 0) continue;
+        const void *got = p.own[STUDENT][i].ptr, *want = p.own[REFERENCE][i].ptr;
         unsigned long long init[2] = {0, ~0ull}, out[2];
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
-        compare_kernel<<<grid_for(p.len[i]), 256>>>(p.own[STUDENT][i], p.own[REFERENCE][i], p.len[i],
-                                                   a.type == ELEM_I32, (float)tol_rel, (float)tol_abs,
-                                                   (int)a.tol_scale, p.dims.d[0], counters, counters + 1);
+        compare_kernel<<<grid_for(p.len[i]), 256>>>(got, want, p.len[i], a.type == ELEM_I32, (float)tol_rel,
+                                                   (float)tol_abs, (int)a.tol_scale, p.dims.d[0], counters,
+                                                   counters + 1);
         CK(cudaGetLastError());
         CK(cudaMemcpy(out, counters, sizeof out, cudaMemcpyDeviceToHost));
         if (out[0] == 0) continue;
@@ -347,8 +713,8 @@ static bool check_against_reference(Problem &p, const char *label) {
         // Show the first few mismatches from a window starting at the first.
         size_t start = (size_t)out[1], count = std::min<size_t>(p.len[i] - start, 1 << 16);
         std::vector<char> g(count * 4), w(count * 4);
-        CK(cudaMemcpy(g.data(), (char *)p.own[STUDENT][i] + start * 4, count * 4, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(w.data(), (char *)p.own[REFERENCE][i] + start * 4, count * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(g.data(), (const char *)got + start * 4, count * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(w.data(), (const char *)want + start * 4, count * 4, cudaMemcpyDeviceToHost));
         for (size_t k = 0; k < count && shown < 5; k++) {
             if (values_match(a, p.dims, g.data(), w.data(), k, start + k, tol_rel, tol_abs)) continue;
             char where[96], gt[40], wt[40];
@@ -358,105 +724,104 @@ static bool check_against_reference(Problem &p, const char *label) {
             snprintf(lines[shown++], sizeof lines[0], "mismatch: %s got %s want %s", where, gt, wt);
         }
     }
-    cudaFree(counters);
-    if (bad == 0)
-        result("check: %s ok%s", dtext, label);
-    else
-        result("check: %s fail %zu%s", dtext, bad, label);
+    if (bad == 0) result("check: %s ok%s", dtext, label);
+    else result("check: %s fail %zu%s", dtext, bad, label);
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
     return bad == 0;
 }
 
-static float time_one(Problem &p, int c, const Scalars &s, cudaEvent_t start, cudaEvent_t stop) {
-    if (c != COPY) problem_prepare(p, c);
-    CK(cudaMemsetAsync(flush_buf, c, flush_bytes));  // evict what the last run left in L2
-    CK(cudaDeviceSynchronize());
-    char dims[64];
-    dims_text(p.dims, dims, sizeof dims);
-    snprintf(phase, sizeof phase, "%s solve at size %s (timed)", contestant_name[c], dims);
-    CK(cudaEventRecord(start));
-    call_contestant(p, c, s);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());  // work on other streams counts too
-    CK(cudaEventRecord(stop));
-    CK(cudaEventSynchronize(stop));
-    snprintf(phase, sizeof phase, "harness");
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, start, stop));
-    return ms;
+// A seed nobody can predict: the timed samples' inputs cannot be computed
+// ahead from the run's seed.
+static uint64_t unpredictable_seed(void) {
+    uint64_t s = 0;
+    if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) s = (uint64_t)now_us() * 0x9e3779b97f4a7c15ull;
+    return s;
 }
 
-static void report_times(const char *who, std::vector<float> &t) {
-    std::sort(t.begin(), t.end());
-    result("time: %s %.6f %.6f %.6f %zu", who, (double)t[t.size() / 2], (double)t.front(),
-           (double)t.back(), t.size());
+static bool takes_part(int c) { return c != LIBRARY || kind.library; }
+
+// The medians of what the verdict uses, and how the two clocks agreed.
+static void report_times(int c, const std::vector<Call> &calls, double bound_ms) {
+    std::vector<double> t, ev, wall;
+    int used_wall = 0;
+    for (const Call &k : calls) {
+        bool wall_decided;
+        t.push_back(rules_settle(k.t, bound_ms, &wall_decided));
+        used_wall += wall_decided;
+        ev.push_back(k.t.event_ms);
+        wall.push_back(k.t.wall_ms);
+    }
+    int n = (int)t.size();
+    double lo = *std::min_element(t.begin(), t.end()), hi = *std::max_element(t.begin(), t.end());
+    double med = rules_median(t.data(), n);
+    result("time: %s %.6f %.6f %.6f %d", contestant_name[c], med, lo, hi, n);
+    result("clock: %s event %.6f wall %.6f judged %d of %d", contestant_name[c], rules_median(ev.data(), n),
+           rules_median(wall.data(), n), used_wall, n);
 }
 
 static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms) {
-    Problem p;
-    problem_alloc(p, dims);
     double bytes = kind.bytes(dims);
     result("bytes: %.0f", bytes);
-
-    copy_bytes = std::max<size_t>((size_t)(bytes / 2) / 256 * 256, 256);
-    CK(cudaMalloc(&copy_src, copy_bytes));
-    CK(cudaMalloc(&copy_dst, copy_bytes));
-    CK(cudaMemset(copy_src, 0x3c, copy_bytes));
+    size_t copy_bytes = std::max<size_t>((size_t)(bytes / 2) / 256 * 256, 256);
+    bool who[CONTESTANTS] = {true, true, kind.library != NULL, true};
+    snprintf(phase, sizeof phase, "setting up the timed size");
+    Problem p;
+    problem_alloc(p, dims, who, copy_bytes);
 
     // Correctness at the timed size comes first: a wrong answer is not timed.
     problem_fill(p, seed);
     Scalars s = scalars_for(seed);
-    problem_prepare(p, REFERENCE);
-    run_checked(p, REFERENCE, s);
-    problem_prepare(p, STUDENT);
-    run_checked(p, STUDENT, s);
-    if (kind.library) {
-        problem_prepare(p, LIBRARY);
-        run_checked(p, LIBRARY, s);
-    }
+    call(p, REFERENCE, s, false);
+    call(p, STUDENT, s, false);
+    if (kind.library) call(p, LIBRARY, s, false);
     if (!check_against_reference(p, "")) {
         problem_free(p);
         return false;
     }
 
-    cudaEvent_t start, stop;
-    CK(cudaEventCreate(&start));
-    CK(cudaEventCreate(&stop));
-    // Warm up by time: module loading, clock ramp and first-touch stay out.
-    auto t0 = std::chrono::steady_clock::now();
+    // Warm up by time: module loading, clock ramp and first touch stay out.
+    // The trusted calls of the warm-up (after its first round) also measure
+    // the honest overhead of a call.
+    std::vector<StepTime> trusted;
+    double t0 = now_us();
     for (int round = 0;; round++) {
-        for (int c = 0; c <= COPY; c++)
-            if (takes_part(c)) time_one(p, c, s, start, stop);
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (round >= 1 && ms >= warmup_ms) break;
+        for (int c = 0; c < CONTESTANTS; c++) {
+            if (!takes_part(c)) continue;
+            Call k = call(p, c, s, true);
+            if (round > 0 && c != STUDENT) trusted.push_back(k.t);
+        }
+        if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
     }
 
-    std::vector<float> t[COPY + 1];
-    int spot_check = samples / 2;  // one sample in the middle is checked besides the last
+    std::vector<Call> t[CONTESTANTS];
+    int busy = 0;
     bool ok = true;
     for (int k = 0; k < samples && ok; k++) {
-        uint64_t sample_seed = seed + 1000003ull * (uint64_t)(k + 1);
+        uint64_t sample_seed = unpredictable_seed();
         problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
         s = scalars_for(sample_seed);
-        for (int j = 0; j <= COPY; j++) {
-            int c = (j + k) % (COPY + 1);  // rotate who goes first
-            if (takes_part(c)) t[c].push_back(time_one(p, c, s, start, stop));
+        for (int j = 0; j < CONTESTANTS; j++) {
+            int c = (j + k) % CONTESTANTS;  // rotate who goes first
+            if (!takes_part(c)) continue;
+            Call one = call(p, c, s, true);
+            t[c].push_back(one);
+            if (c != STUDENT) trusted.push_back(one.t);
+            else busy += one.probes > 3;  // an honest call needs two: a context switch, then a quick one
         }
-        if (k == spot_check || k == samples - 1) ok = check_against_reference(p, " (timed sample)");
+        ok = check_against_reference(p, " (timed sample)");  // every sample's output is checked
     }
     if (ok) {
-        report_times("student", t[STUDENT]);
-        report_times("reference", t[REFERENCE]);
-        report_times("baseline", t[COPY]);
+        double bound = rules_overhead_bound(trusted.data(), (int)trusted.size());
+        result("overhead: %.6f", bound);
+        report_times(STUDENT, t[STUDENT], bound);
+        report_times(REFERENCE, t[REFERENCE], bound);
+        report_times(COPY, t[COPY], bound);
         if (kind.library) {
             result("library: %s", kind.library_name);
-            report_times("library", t[LIBRARY]);
+            report_times(LIBRARY, t[LIBRARY], bound);
         }
+        if (busy) result("busy: %d", busy);
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaFree(copy_src);
-    cudaFree(copy_dst);
     problem_free(p);
     return ok;
 }
@@ -479,7 +844,7 @@ static bool parse_dims(const char *text, Dims *d) {
     return d->count == kind.ndims;
 }
 
-// Moves the result descriptor out of the student's way and forgets where it was.
+// Moves the result descriptor out of the way and forgets where it was.
 static void open_results(void) {
     const char *fd_text = getenv("GPUCOURSE_RESULT_FD");
     int fd = fd_text ? atoi(fd_text) : -1;
@@ -498,19 +863,26 @@ static void open_results(void) {
     unsetenv("GPUCOURSE_NONCE");
 }
 
-static SolveFn load_solve(const char *path, const char *who) {
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) fail(EXIT_LOAD, "load: cannot load the %s's code: %s", who, dlerror());
-    void *fn = dlsym(lib, "solve");
-    if (!fn)
-        fail(EXIT_LOAD, "load: the %s's code defines no extern \"C\" solve; expected: %s", who,
-             kind.signature);
-    return fn;
+static void start_runners(const char *student, const char *runner, const char *reference) {
+    spawn_runner(trusted_runner, "/proc/self/exe", "--serve-trusted", reference);
+    Msg m = await(trusted_runner, 0, "while loading the reference");
+    if (m.type == MSG_FAIL) fail(!strncmp(m.text, "load: ", 6) ? EXIT_LOAD : EXIT_CUDA, "%s", m.text);
+    freeze(trusted_runner);
+
+    spawn_runner(student_runner, runner, "--student", student);
+    m = await(student_runner, 0, "while loading your library");
+    if (m.type == MSG_FAIL) fail(!strncmp(m.text, "load: ", 6) ? EXIT_LOAD : EXIT_CUDA, "%s", m.text);
+    result("sandbox: %s", m.text);
+    freeze(student_runner);
 }
 
 int main(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "--serve-trusted")) return runner_main(true, argv[2]);
+    // Nothing of the student's may read or patch this process.
+    prctl(PR_SET_DUMPABLE, 0);
+    signal(SIGPIPE, SIG_IGN);
     open_results();
-    const char *student = NULL, *reference = NULL;
+    const char *student = NULL, *runner = NULL, *reference = NULL;
     uint64_t seed = 1;
     int samples = 21;
     double warmup_ms = 150;
@@ -521,6 +893,7 @@ int main(int argc, char **argv) {
         if (!v) fail(EXIT_USAGE, "usage: option %s needs a value", a);
         i++;
         if (!strcmp(a, "--student")) student = v;
+        else if (!strcmp(a, "--runner")) runner = v;
         else if (!strcmp(a, "--reference")) reference = v;
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--samples")) samples = std::max(3, atoi(v));
@@ -536,7 +909,8 @@ int main(int argc, char **argv) {
             else timing = d;
         } else fail(EXIT_USAGE, "usage: unknown option %s", a);
     }
-    if (!student || !reference) fail(EXIT_USAGE, "usage: --student and --reference are required");
+    if (!student || !reference || !runner)
+        fail(EXIT_USAGE, "usage: --student, --runner and --reference are required");
     result("kind: %s", kind.name);
     result("seed: %llu", (unsigned long long)seed);
 
@@ -553,13 +927,21 @@ int main(int argc, char **argv) {
 
     flush_bytes = std::max<size_t>(2 * (size_t)prop.l2CacheSize, 1 << 20);
     CK(cudaMalloc(&flush_buf, flush_bytes));
+    CK(cudaMalloc(&counters, 2 * sizeof *counters));
+    calibrate_idle_probe();
 
-    solve_of[REFERENCE] = load_solve(reference, "reference");
-    solve_of[STUDENT] = load_solve(student, "student");
+    // The build directory is where the reference lives; maps show real paths.
+    char *real_reference = realpath(reference, NULL);
+    if (!real_reference) fail(EXIT_LOAD, "load: cannot find the reference's code %s: %s", reference, strerror(errno));
+    snprintf(build_dir, sizeof build_dir, "%s", real_reference);
+    *strrchr(build_dir, '/') = '\0';
+    allowed_in_build_dir[0] = realpath(runner, NULL);
+    allowed_in_build_dir[1] = realpath(student, NULL);
+    start_runners(student, runner, reference);
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
     if (ok && timing.count) ok = timed_run(timing, seed, samples, warmup_ms);
     result("done: %s", ok ? "correct" : "wrong");
-    return EXIT_DONE;
+    finish(EXIT_DONE);
 }

@@ -252,6 +252,39 @@ static void parse_sizes(Yaml *y, yaml_node_t *map, Exercise *e) {
                    e->check_sizes[0].count);
 }
 
+const char *const course_libraries[] = {"cublas", "cudnn", "cub", "thrust", "cutlass", NULL};
+
+/* forbidden_libraries: absent means all of them; [] none. */
+static void parse_libraries(Yaml *y, yaml_node_t *map, StrList *out) {
+    yaml_node_t *n = map_get(y, map, "forbidden_libraries");
+    if (!n) {
+        for (const char *const *l = course_libraries; *l; l++) strlist_add(out, *l);
+        return;
+    }
+    if (n->type != YAML_SEQUENCE_NODE) {
+        problem_at(y, n, "'forbidden_libraries' must be a list");
+        return;
+    }
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(y, *it);
+        const char *s = scalar(item);
+        bool known = false;
+        for (const char *const *l = course_libraries; s && *l; l++) known |= !strcmp(*l, s);
+        if (known) {
+            strlist_add(out, s);
+            continue;
+        }
+        StrBuf list = {0};
+        for (const char *const *l = course_libraries; *l; l++)
+            sb_printf(&list, "%s%s", l == course_libraries ? "" : ", ", *l);
+        if (s)
+            problem_at(y, item, "unknown library '%s' (known: %s)", s, list.buf);
+        else
+            problem_at(y, item, "each entry of 'forbidden_libraries' is a library name (%s)", list.buf);
+        sb_free(&list);
+    }
+}
+
 static bool is_name(const char *s) {
     if (!*s) return false;
     for (; *s; s++)
@@ -262,7 +295,7 @@ static bool is_name(const char *s) {
 static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "timeout", "hints", "required_sass",
-                                       "forbidden_symbols", NULL};
+                                       "forbidden_symbols", "forbidden_libraries", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -332,6 +365,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     get_string_list(y, n, "hints", true, &e->hints);
     get_string_list(y, n, "required_sass", false, &e->required_sass);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
+    parse_libraries(y, n, &e->forbidden_libraries);
     y->breadcrumb = NULL;
 }
 
@@ -449,6 +483,7 @@ static void exercise_free(Exercise *e) {
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_symbols);
+    strlist_free(&e->forbidden_libraries);
 }
 
 void course_free(Course *c) {

@@ -33,6 +33,7 @@ typedef struct Exercise {
     StrList hints;
     StrList required_sass;     /* instructions the student's SASS must contain */
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */
+    StrList forbidden_libraries; /* names from course_libraries it must not use (default: all) */
     int chapter;               /* index into Course.chapters */
     int index;                 /* index into Course.exercises */
     char *where;               /* "file:line:col" of the exercise, for messages */
@@ -53,6 +54,10 @@ typedef struct {
     Exercise *exercises;
     int nexercises;
 } Course;
+
+/* The libraries an exercise can forbid (forbidden_libraries), NULL-terminated:
+ * cublas, cudnn, cub, thrust, cutlass. grader/libscan.c has a rule for each. */
+extern const char *const course_libraries[];
 
 /* Loads and validates the course under root. Returns NULL when anything is
  * wrong; every problem found is appended to problems (one line each). */

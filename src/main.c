@@ -374,14 +374,16 @@ static int cmd_check_course(const Options *o) {
             free(log);
             free(out);
         }
-        char *harness = NULL, *reference = NULL, *log = NULL;
-        if (grade_build_course_parts(&t, c, &w, e, &harness, &reference, &log) < 0) {
+        CourseParts parts;
+        char *log = NULL;
+        if (grade_build_course_parts(&t, c, &w, e, &parts, &log) < 0) {
             printf("%s: %s\n%s\n", e->id, last_error(), log ? log : "");
             failures++;
         }
         if (failures == failures_before)
             printf("%s %-20s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
-        free(harness), free(reference), free(log);
+        course_parts_free(&parts);
+        free(log);
         free(stub), free(sol);
     }
 
@@ -566,6 +568,7 @@ int main(int argc, char **argv) {
         {"chapter", required_argument, NULL, 'C'}, {"all", no_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
+    proc_harden_self(); /* before anything of the student's runs: see proc.c */
     Options o = {0};
     int opt;
     opterr = 0;

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +21,74 @@ static volatile sig_atomic_t stop_signal;
 static void on_stop_signal(int sig) { stop_signal = sig; }
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void proc_harden_self(void) {
+    /* Student code runs as the same user as gpucourse. A non-dumpable process
+     * cannot be ptrace()d, nor its /proc/PID/mem, /proc/PID/fd/... opened, by
+     * another process of that user (without CAP_SYS_PTRACE): the student's
+     * code cannot read the nonce or the result pipe out of us, nor patch our
+     * verdict. Our own /proc/self stays readable to us, and exec() makes the
+     * programs we start dumpable again. */
+    prctl(PR_SET_DUMPABLE, 0);
+}
+
+/* Our children (what /proc says has us as its parent), up to max; returns
+ * how many. Also the ones that are zombies. */
+static int list_children(pid_t *out, int max) {
+    pid_t self = getpid();
+    int n = 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    struct dirent *de;
+    while (n < max && (de = readdir(d))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0) continue;
+        char path[64], stat[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t len = read(fd, stat, sizeof stat - 1);
+        close(fd);
+        if (len <= 0) continue;
+        stat[len] = '\0';
+        /* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+        char *paren = strrchr(stat, ')');
+        char state;
+        long ppid;
+        if (paren && sscanf(paren + 1, " %c %ld", &state, &ppid) == 2 && ppid == self) out[n++] = (pid_t)pid;
+    }
+    closedir(d);
+    return n;
+}
+
+static bool pid_in(pid_t pid, const pid_t *list, int n) {
+    for (int i = 0; i < n; i++)
+        if (list[i] == pid) return true;
+    return false;
+}
+
+enum { MAX_CHILDREN = 256 };
+
+/* Ends whatever the run left behind: processes that called setsid() or
+ * double-forked left its process group, and as we are a subreaper they are
+ * our children now. Kills and reaps every child that is not in `before`
+ * (the children we had when the run started: not ours to touch), again
+ * while new orphans appear, for at most about two seconds. */
+static void kill_leftovers(const pid_t *before, int nbefore) {
+    double give_up = now_seconds() + 2.0;
+    for (;;) {
+        pid_t kids[MAX_CHILDREN];
+        int n = list_children(kids, MAX_CHILDREN), left = 0;
+        for (int i = 0; i < n; i++) {
+            if (pid_in(kids[i], before, nbefore)) continue;
+            kill(kids[i], SIGKILL);
+            if (waitpid(kids[i], NULL, WNOHANG) != kids[i]) left++;
+        }
+        if (!left || now_seconds() > give_up) return;
+        usleep(2000);
+    }
+}
 
 char *proc_find_in_path(const char *name) {
     if (strchr(name, '/')) return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
@@ -80,6 +150,10 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
 
 int proc_run(const ProcSpec *spec, ProcResult *res) {
     memset(res, 0, sizeof *res);
+    /* Orphans of anything we start become our children (not init's), so
+     * that kill_leftovers finds them. Once for the process. */
+    static bool subreaper;
+    if (!subreaper) subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
     int out[2], status[2], resp[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) < 0) return error("cannot create a pipe: %s", strerror(errno));
     if (pipe2(status, O_CLOEXEC) < 0) {
@@ -98,6 +172,8 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     stop_signal = 0;
     for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &act, &old[i]);
 
+    pid_t before[MAX_CHILDREN];
+    int nbefore = list_children(before, MAX_CHILDREN);
     double start = now_seconds();
     fflush(NULL);
     pid_t pid = fork();
@@ -128,22 +204,23 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     StrBuf output = {0}, results = {0};
     size_t cap = spec->capture_limit ? spec->capture_limit : 1 << 20;
     bool out_open = true, res_open = resp[0] >= 0;
-    double kill_at = 0;    /* when a SIGTERM was sent: SIGKILL one second later */
-    double give_up_at = 0; /* a process that left our group may hold the pipes open */
-    while (out_open || res_open) {
+    double kill_at = 0; /* when a SIGTERM was sent: SIGKILL one second later */
+    int wstatus = 0;
+    /* The verdict is the child's: the loop ends when it has exited, not when
+     * the pipes close (a process it left behind may hold them open). */
+    for (;;) {
+        pid_t ended = waitpid(pid, &wstatus, WNOHANG);
+        if (ended == pid || (ended < 0 && errno != EINTR)) break;
         double now = now_seconds();
         if (!res->timed_out && spec->timeout_s > 0 && now - start > spec->timeout_s) {
             res->timed_out = true;
             kill_group(pid, SIGKILL); /* a hung kernel ignores nothing else anyway */
-            give_up_at = now + 3.0;
         }
         if (stop_signal && !res->interrupted) {
             res->interrupted = true;
             kill_group(pid, SIGTERM);
             kill_at = now + 1.0;
-            give_up_at = now + 4.0;
         }
-        if (give_up_at && now > give_up_at) break;
         if (kill_at && now > kill_at) {
             kill_group(pid, SIGKILL);
             kill_at = 0;
@@ -152,8 +229,8 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         int nfds = 0;
         if (out_open) fds[nfds++] = (struct pollfd){.fd = out[0], .events = POLLIN};
         if (res_open) fds[nfds++] = (struct pollfd){.fd = resp[0], .events = POLLIN};
-        int r = poll(fds, (nfds_t)nfds, 100);
-        if (r < 0 && errno != EINTR) break;
+        /* short: the child's exit is noticed here, not by a signal */
+        int r = poll(fds, (nfds_t)nfds, 20);
         for (int i = 0; r > 0 && i < nfds; i++) {
             if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             if (fds[i].fd == out[0])
@@ -162,17 +239,26 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
                 res_open = drain(resp[0], &results, 4 << 20, NULL, NULL);
         }
     }
+    if (stop_signal) res->interrupted = true; /* also when it came as the child ended */
+    /* anything the child left behind in its group (only the group: the
+     * child is reaped, its pid may be someone else's now) */
+    kill(-pid, SIGKILL);
+    kill_leftovers(before, nbefore);
+
+    /* What was written before they ended is still in the pipes: read it, but
+     * never wait (something that escaped us may still hold a pipe open). */
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    if (resp[0] >= 0) fcntl(resp[0], F_SETFL, O_NONBLOCK);
+    for (int k = 0; out_open && k < 256; k++) {
+        size_t had = output.len + res->output_dropped;
+        out_open = drain(out[0], &output, cap, &res->output_dropped, spec) && output.len + res->output_dropped > had;
+    }
+    for (int k = 0; res_open && k < 256; k++) {
+        size_t had = results.len;
+        res_open = drain(resp[0], &results, 4 << 20, NULL, NULL) && results.len > had;
+    }
     close(out[0]);
     if (resp[0] >= 0) close(resp[0]);
-
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-        if (stop_signal && !res->interrupted) {
-            res->interrupted = true;
-            kill_group(pid, SIGKILL);
-        }
-    }
-    kill_group(pid, SIGKILL); /* anything the child left behind in its group */
     for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &old[i], NULL);
 
     res->exited = WIFEXITED(wstatus);

@@ -1,8 +1,14 @@
-/* The one way gpucourse runs another program (nvcc, the harness, nm,
+/* The one way gpucourse runs another program (nvcc, the harness,
  * cuobjdump): fork and exec of an argv array (never a shell string), in its
  * own process group so a timeout or Ctrl-C ends the whole group, stdout and
  * stderr captured together up to a cap, and optionally a private result pipe
- * at a fixed descriptor in the child. */
+ * at a fixed descriptor in the child.
+ *
+ * Containment: nothing a run started outlives it. gpucourse is a child
+ * subreaper, so a process that left the group (setsid, a double fork) is
+ * re-parented to us; when the child has exited, its group and every child of
+ * ours that the run left behind are killed and reaped. The run ends when the
+ * child ends, even if such a process still holds the output pipes open. */
 #ifndef GPUCOURSE_PROC_H
 #define GPUCOURSE_PROC_H
 
@@ -34,7 +40,8 @@ typedef struct {
 } ProcResult;
 
 /* Returns 0 when the program ran (whatever its outcome), -1 with error set
- * when it could not be started (not found, not executable). */
+ * when it could not be started (not found, not executable). Our children
+ * from before the call (and proc_run_terminal's editor) are left alone. */
 int proc_run(const ProcSpec *spec, ProcResult *res);
 void proc_result_free(ProcResult *res);
 
@@ -44,6 +51,11 @@ void proc_result_free(ProcResult *res);
  * status (128 + signal when killed). Returns -1 with error set when it could
  * not be started. */
 int proc_run_terminal(const char *const *argv, int *exit_code);
+
+/* Called once at startup: makes gpucourse non-dumpable, so that the
+ * student's code (same user) can neither ptrace it nor open its
+ * /proc/PID/mem or /proc/PID/fd/. */
+void proc_harden_self(void);
 
 /* Finds a program in PATH; returns a malloc'd path or NULL. */
 char *proc_find_in_path(const char *name);

@@ -150,7 +150,7 @@ static void test_unknown_key(void **state) {
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
                    "kind, file, summary, task, sizes, tolerance, floors, timeout, hints, required_sass, "
-                   "forbidden_symbols) (in exercise 'ex02')");
+                   "forbidden_symbols, forbidden_libraries) (in exercise 'ex02')");
 }
 
 static void test_duplicate_key(void **state) {
@@ -182,6 +182,56 @@ static void test_bad_number(void **state) {
     (void)state;
     expect_problem("    timeout: 30\n", "    timeout: soon\n",
                    "course/01-one/chapter.yaml:26:14: 'timeout' must be a number, not 'soon' (in exercise 'ex02')");
+}
+
+/* forbidden_libraries: absent means every library; a list replaces that; [] allows all. */
+static void test_forbidden_libraries(void **state) {
+    (void)state;
+    const char *from = "    required_sass: [LDG.E.128]\n";
+    const char *at = strstr(good_chapter, from);
+    assert_non_null(at);
+    char *chapter = xprintf("%.*s    forbidden_libraries: [cub, thrust]\n%s", (int)(at - good_chapter), good_chapter, at);
+    /* and [] for ex01 */
+    char *both = NULL;
+    const char *hints = strstr(chapter, "    hints:\n      - one\n");
+    assert_non_null(hints);
+    both = xprintf("%.*s    forbidden_libraries: []\n%s", (int)(hints - chapter), chapter, hints);
+    char *dir = make_course(both);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+    assert_non_null(c);
+    assert_int_equal(c->exercises[0].forbidden_libraries.count, 0);
+    const StrList *l = &c->exercises[1].forbidden_libraries;
+    assert_int_equal(l->count, 2);
+    assert_string_equal(l->items[0], "cub");
+    assert_string_equal(l->items[1], "thrust");
+    course_free(c);
+    tmpdir_remove(dir);
+
+    /* the default */
+    dir = make_course(good_chapter);
+    c = course_load(dir, &problems);
+    assert_non_null(c);
+    l = &c->exercises[1].forbidden_libraries;
+    assert_int_equal(l->count, 5);
+    for (int i = 0; i < 5; i++) assert_string_equal(l->items[i], course_libraries[i]);
+    assert_null(course_libraries[5]);
+    course_free(c);
+    tmpdir_remove(dir);
+    strlist_free(&problems);
+    free(both);
+    free(chapter);
+}
+
+static void test_unknown_library(void **state) {
+    (void)state;
+    expect_problem("    required_sass: [LDG.E.128]\n",
+                   "    required_sass: [LDG.E.128]\n    forbidden_libraries: [cub, curand]\n",
+                   "course/01-one/chapter.yaml:29:32: unknown library 'curand' (known: cublas, cudnn, cub, thrust, "
+                   "cutlass) (in exercise 'ex02')");
+    expect_problem("    required_sass: [LDG.E.128]\n", "    required_sass: [LDG.E.128]\n    forbidden_libraries: cub\n",
+                   "course/01-one/chapter.yaml:29:26: 'forbidden_libraries' must be a list (in exercise 'ex02')");
 }
 
 static void test_missing_chapter(void **state) {
@@ -235,6 +285,7 @@ int main(void) {
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),
         cmocka_unit_test(test_empty_course_file), cmocka_unit_test(test_shipped_course),
+        cmocka_unit_test(test_forbidden_libraries), cmocka_unit_test(test_unknown_library),
     };
     return cmocka_run_group_tests_name("course", tests, NULL, NULL);
 }

@@ -278,6 +278,50 @@ static void test_record_progress(void **state) {
     tmpdir_remove(dir);
 }
 
+
+/* The judge's violations: the student's code broke a rule the verdict
+ * depends on. Each names what happened. */
+static void test_violations(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("violation_input", &exited_ok, &r), V_WRONG);
+    assert_non_null(strstr(r.reason, "changed its input a"));
+    assert_string_equal(r.sandbox, "landlock 7, seccomp on");
+    assert_int_equal(r.notes.count, 0);
+    grade_result_free(&r);
+    assert_int_equal(decide("violation_library", &exited_ok, &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "libcublas.so.13"));
+    grade_result_free(&r);
+    assert_int_equal(decide("violation_protocol", &exited_ok, &r), V_RUNTIME_ERROR);
+    assert_non_null(strstr(r.reason, "did not ask for"));
+    grade_result_free(&r);
+}
+
+static void test_runner_ended(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("runner_ended", &exited_ok, &r), V_RUNTIME_ERROR);
+    assert_non_null(strstr(r.reason, "ended (exit status 0)"));
+    grade_result_free(&r);
+}
+
+/* A runner that under-reported its time: the times are the judge's, so a
+ * slow kernel stays slow, and the notes say what happened. */
+static void test_clock_overruled(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("clock_overruled", &exited_ok, &r), V_SLOW);
+    assert_true(r.vs_reference > 0.28 && r.vs_reference < 0.29);
+    bool clock = false, busy = false, sandbox = false;
+    for (int i = 0; i < r.notes.count; i++) {
+        clock |= strstr(r.notes.items[i], "clock decided") != NULL;
+        busy |= strstr(r.notes.items[i], "still running") != NULL;
+        sandbox |= strstr(r.notes.items[i], "fewer restrictions") != NULL;
+    }
+    assert_true(clock && busy && sandbox);
+    grade_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
@@ -288,7 +332,8 @@ int main(void) {
         cmocka_unit_test(test_forged_results_ignored), cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_exit_codes_distinct), cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
-        cmocka_unit_test(test_record_progress), cmocka_unit_test(test_library_floor),
+        cmocka_unit_test(test_record_progress), cmocka_unit_test(test_violations),
+        cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_library_floor),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -1,8 +1,12 @@
 /* Running child processes: capture, caps, timeouts that end the whole
- * process group, the private result pipe, and programs that cannot start. */
+ * process group, the private result pipe, programs that cannot start, and
+ * containment: nothing a run started outlives it. */
 #include "test_util.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../src/proc.h"
@@ -106,12 +110,109 @@ static void test_live_output(void **state) {
     proc_result_free(&r);
 }
 
+/* The pid a script wrote to dir/name. */
+static pid_t pid_from(const char *dir, const char *name) {
+    char *path = path_join(dir, name);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    pid_t pid = (pid_t)atol(text);
+    assert_true(pid > 1);
+    free(text);
+    free(path);
+    return pid;
+}
+
+static bool gone(pid_t pid) { return kill(pid, 0) < 0 && errno == ESRCH; }
+
+static void test_escaped_processes_are_killed(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    /* one leaves the process group (setsid), one is orphaned by a double
+     * fork and leaves it too; both hold stdout open */
+    char *script = xprintf("setsid sh -c 'echo $$ > %s/a; exec sleep 100' &\n"
+                           "( setsid sh -c 'echo $$ > %s/b; exec sleep 100' & )\n"
+                           "while [ ! -s %s/a ] || [ ! -s %s/b ]; do sleep 0.01; done\n"
+                           "echo started",
+                           dir, dir, dir, dir);
+    double t0 = now_seconds();
+    ProcResult r = run_sh(script, 10, 0, 0);
+    assert_true(now_seconds() - t0 < 1.5);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.output, "started\n");
+    assert_true(gone(pid_from(dir, "a")));
+    assert_true(gone(pid_from(dir, "b")));
+    free(script);
+    proc_result_free(&r);
+    tmpdir_remove(dir);
+}
+
+static void test_verdict_when_the_child_ends(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    /* a grandchild that keeps writing to the output after the child exited */
+    char *script = xprintf("(while :; do echo more; sleep 0.01; done) & echo $! > %s/w; echo bye; exit 0", dir);
+    double t0 = now_seconds();
+    ProcResult r = run_sh(script, 10, 0, 3);
+    assert_true(now_seconds() - t0 < 1.5);
+    assert_false(r.timed_out);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.output, "bye\n"));
+    assert_true(gone(pid_from(dir, "w")));
+    free(script);
+    proc_result_free(&r);
+    tmpdir_remove(dir);
+}
+
+/* A child of ours that was there before the run (the app may have one) is
+ * not the run's to kill. */
+static void test_other_children_are_left_alone(void **state) {
+    (void)state;
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0) {
+        pause();
+        _exit(0);
+    }
+    ProcResult r = run_sh("(sleep 100 &) ; echo ok", 10, 0, 0);
+    assert_string_equal(r.output, "ok\n");
+    assert_int_equal(kill(other, 0), 0);
+    int status = 0;
+    assert_int_equal(waitpid(other, &status, WNOHANG), 0); /* still running */
+    kill(other, SIGKILL);
+    assert_int_equal(waitpid(other, &status, 0), other);
+    proc_result_free(&r);
+}
+
+static void test_harden_self(void **state) {
+    (void)state;
+    pid_t child = fork(); /* in a child: the test process stays as it was */
+    assert_true(child >= 0);
+    if (child == 0) {
+        proc_harden_self();
+        bool hardened = prctl(PR_GET_DUMPABLE) == 0;
+        /* what we start is itself dumpable again (exec resets it) */
+        const char *argv[] = {"/bin/sh", "-c", "echo ok", NULL};
+        ProcSpec spec = {.argv = argv, .timeout_s = 10};
+        ProcResult r;
+        bool ran = proc_run(&spec, &r) == 0 && r.exited && r.exit_code == 0 && !strcmp(r.output, "ok\n");
+        _exit(hardened && ran ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_and_exit_code), cmocka_unit_test(test_output_is_capped),
         cmocka_unit_test(test_timeout_kills_the_group), cmocka_unit_test(test_result_pipe),
         cmocka_unit_test(test_extra_environment),     cmocka_unit_test(test_killed_by_signal),
         cmocka_unit_test(test_cannot_start),          cmocka_unit_test(test_live_output),
+        cmocka_unit_test(test_escaped_processes_are_killed), cmocka_unit_test(test_verdict_when_the_child_ends),
+        cmocka_unit_test(test_other_children_are_left_alone), cmocka_unit_test(test_harden_self),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }

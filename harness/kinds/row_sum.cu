@@ -33,6 +33,7 @@ struct RowOffset {
     __host__ __device__ int operator()(int r) const { return r * cols; }
 };
 
+#if KIND_WITH_LIBRARY
 static void library(void *const *a, const Dims &d, const Scalars &) {
     static void *temp;
     static size_t temp_bytes;
@@ -53,9 +54,10 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
     }
     cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, (const float *)a[0], (float *)a[1], nrows, begin, end);
 }
+#endif
 
 extern const KindDef kind = {
     "row_sum", "void solve(const float* x, float* sums, int rows, int cols)", 2, 2,
     {{"x", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, 1},
      {"sums", ELEM_F32, ROLE_OUT, rows, 0, 0, 0, TOL_FLAT}},
-    bytes, call, reference, "CUB DeviceSegmentedReduce::Sum", library};
+    bytes, call, reference, KIND_LIBRARY("CUB DeviceSegmentedReduce::Sum", library)};

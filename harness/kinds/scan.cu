@@ -26,6 +26,7 @@ static void reference(void *const *a, const Dims &d, const Scalars &) {
     }
 }
 
+#if KIND_WITH_LIBRARY
 static void library(void *const *a, const Dims &d, const Scalars &) {
     static void *temp;
     static size_t temp_bytes;
@@ -42,10 +43,11 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
     }
     cub::DeviceScan::InclusiveSum(temp, temp_bytes, (const int *)a[0], (int *)a[1], (int)d.d[0]);
 }
+#endif
 
 extern const KindDef kind = {
     "scan", "void solve(const int* x, int* out, void* work, int n)", 1, 3,
     {{"x", ELEM_I32, ROLE_IN, dims_n, -8, 8, 0},
      {"out", ELEM_I32, ROLE_OUT, dims_n, 0, 0, 0},
      {"work", ELEM_I32, ROLE_SCRATCH, work_words, 0, 0, 0}},
-    bytes, call, reference, "CUB DeviceScan::InclusiveSum", library};
+    bytes, call, reference, KIND_LIBRARY("CUB DeviceScan::InclusiveSum", library)};

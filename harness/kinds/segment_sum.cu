@@ -38,6 +38,7 @@ struct SegmentEnd {
     __host__ __device__ int operator()(int g) const { return g < n / SEGMENT ? (g + 1) * SEGMENT : n; }
 };
 
+#if KIND_WITH_LIBRARY
 static void library(void *const *a, const Dims &d, const Scalars &) {
     static void *temp;
     static size_t temp_bytes;
@@ -57,9 +58,10 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
     }
     cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, (const int *)a[0], (int *)a[1], count, begin, end);
 }
+#endif
 
 extern const KindDef kind = {
     "segment_sum", "void solve(const int* x, int* sums, int n)", 1, 2,
     {{"x", ELEM_I32, ROLE_IN, dims_n, -8, 8, 0},
      {"sums", ELEM_I32, ROLE_OUT, segments, 0, 0, 0}},
-    bytes, call, reference, "CUB DeviceSegmentedReduce::Sum", library};
+    bytes, call, reference, KIND_LIBRARY("CUB DeviceSegmentedReduce::Sum", library)};

@@ -23,6 +23,7 @@ static void reference(void *const *a, const Dims &d, const Scalars &) {
     ((float *)a[1])[0] = (float)s;
 }
 
+#if KIND_WITH_LIBRARY
 static void library(void *const *a, const Dims &d, const Scalars &) {
     static void *temp;
     static size_t temp_bytes;
@@ -39,10 +40,11 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
     }
     cub::DeviceReduce::Sum(temp, temp_bytes, (const float *)a[0], (float *)a[1], (int)d.d[0]);
 }
+#endif
 
 extern const KindDef kind = {
     "sum", "void solve(const float* x, float* out, void* work, int n)", 1, 3,
     {{"x", ELEM_F32, ROLE_IN, dims_n, -1, 1, 0},
      {"out", ELEM_F32, ROLE_OUT, one, 0, 0, 0, TOL_SQRT_LENGTH},
      {"work", ELEM_I32, ROLE_SCRATCH, work_words, 0, 0, 0}},
-    bytes, call, reference, "CUB DeviceReduce::Sum", library};
+    bytes, call, reference, KIND_LIBRARY("CUB DeviceReduce::Sum", library)};

@@ -32,6 +32,7 @@ struct TileOf {
     __host__ __device__ int operator()(int i) const { return i / TILE; }
 };
 
+#if KIND_WITH_LIBRARY
 static void library(void *const *a, const Dims &d, const Scalars &) {
     static void *temp;
     static size_t temp_bytes;
@@ -50,9 +51,10 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
     }
     cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, keys, (const float *)a[0], (float *)a[1], n);
 }
+#endif
 
 extern const KindDef kind = {
     "tile_scan", "void solve(const float* x, float* out, int n)", 1, 2,
     {{"x", ELEM_F32, ROLE_IN, dims_n, -1, 1, 0},
      {"out", ELEM_F32, ROLE_OUT, dims_n, 0, 0, 0, TOL_SQRT_INDEX}},
-    bytes, call, reference, "CUB DeviceScan::InclusiveSumByKey", library};
+    bytes, call, reference, KIND_LIBRARY("CUB DeviceScan::InclusiveSumByKey", library)};

@@ -1,0 +1,101 @@
+/* The judge's decisions that need no GPU (rules.h). */
+#define _GNU_SOURCE
+#include "rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rules_median(double *values, int n) {
+    if (n <= 0) return 0;
+    qsort(values, (size_t)n, sizeof *values, cmp_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double rules_overhead_bound(const StepTime *trusted, int n) {
+    if (n <= 0) return 0;
+    double *o = malloc((size_t)n * sizeof *o);
+    if (!o) return 0;
+    for (int i = 0; i < n; i++) o[i] = trusted[i].wall_ms - trusted[i].event_ms;
+    qsort(o, (size_t)n, sizeof *o, cmp_double);
+    double bound = o[(int)(0.9 * (n - 1) + 0.5)];
+    free(o);
+    return bound > 0 ? bound : 0;
+}
+
+double rules_settle(StepTime s, double bound_ms, bool *used_wall) {
+    double floor_ms = s.wall_ms - bound_ms;
+    double t = s.event_ms;
+    *used_wall = false;
+    if (!(t >= floor_ms)) { /* also NaN: a runner's number is only a claim */
+        t = floor_ms;
+        *used_wall = true;
+    }
+    if (t > s.wall_ms) t = s.wall_ms;
+    return t > 0 ? t : 0;
+}
+
+double rules_quick_probe_bound_us(double *idle_probe_us, int n) {
+    double q = rules_median(idle_probe_us, n);
+    /* Waiting for another process costs a context switch (~150 us on an
+     * H100) or a whole time slice (~2 ms); a probe on an idle GPU costs
+     * ~10-20 us. */
+    double bound = 3 * q + 30;
+    return bound < 120 ? bound : 120;
+}
+
+/* Libraries whose use is never the student's own work. */
+static const char *const vendor_libraries[] = {
+    "libcublas", "libcudnn", "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvrtc", "libnvJitLink",
+    "libnvblas", "libcutensor", "libnccl",
+};
+
+static bool listed(const char *path, const char *const *allowed) {
+    for (; allowed && *allowed; allowed++)
+        if (!strcmp(path, *allowed)) return true;
+    return false;
+}
+
+bool rules_maps_offender(const char *maps, const char *build_dir, const char *const *allowed, char *offender,
+                         size_t size) {
+    size_t dir_len = build_dir ? strlen(build_dir) : 0;
+    for (const char *line = maps; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        /* the path is the sixth field; it may contain spaces (" (deleted)") */
+        const char *p = line;
+        for (int field = 0; field < 5 && p < line + len; field++) {
+            while (p < line + len && *p != ' ') p++;
+            while (p < line + len && *p == ' ') p++;
+        }
+        size_t plen = (size_t)(line + len - p);
+        char path[4096];
+        if (plen > 0 && plen < sizeof path) {
+            memcpy(path, p, plen);
+            path[plen] = '\0';
+            const char *base = strrchr(path, '/');
+            base = base ? base + 1 : path;
+            bool bad = !strncmp(path, "/memfd:", 7);
+            for (size_t i = 0; !bad && i < sizeof vendor_libraries / sizeof *vendor_libraries; i++)
+                bad = !strncmp(base, vendor_libraries[i], strlen(vendor_libraries[i]));
+            if (!bad && dir_len && !strncmp(path, build_dir, dir_len) && path[dir_len] == '/') {
+                /* the student's own library may have been rebuilt since it was loaded */
+                char *deleted = strstr(path, " (deleted)");
+                if (deleted && deleted[10] == '\0') *deleted = '\0';
+                bad = !listed(path, allowed);
+                if (deleted) *deleted = ' ';
+            }
+            if (bad) {
+                snprintf(offender, size, "%s", path);
+                return true;
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return false;
+}

@@ -1,0 +1,54 @@
+/* The judge's decisions that need no GPU, kept apart so that `make test`
+ * checks them on recorded numbers: how a runner's reported time is settled
+ * against the judge's own clock, when the GPU counts as idle, and which
+ * files a student's runner must not have mapped. Plain C, compiled into the
+ * judge by nvcc and into the tests by gcc. */
+#ifndef GPUCOURSE_RULES_H
+#define GPUCOURSE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One call as the two sides saw it: the runner's CUDA-event time of the call
+ * (what it says; untrusted) and the judge's clock from sending the request
+ * to seeing the GPU idle again (trusted, but it includes fixed overhead). */
+typedef struct {
+    double event_ms, wall_ms;
+} StepTime;
+
+/* The most overhead (wall - event) an honest call shows: the 90th
+ * percentile over the trusted runner's calls of the same run. */
+double rules_overhead_bound(const StepTime *trusted, int n);
+
+/* The time the verdict uses for one call: the runner's event time where the
+ * judge's clock allows it, never less than wall - bound (a runner that
+ * under-reports gains at most the spread of the overhead), never more than
+ * the wall time. *used_wall says the event time was not believable. */
+double rules_settle(StepTime s, double bound_ms, bool *used_wall);
+
+/* The median of n values (n > 0); values is reordered. */
+double rules_median(double *values, int n);
+
+/* A GPU probe (an empty kernel and a synchronize) that took less than this
+ * ran without waiting for another process's work: the GPU was idle. From
+ * the median of probes timed back to back on an idle GPU. */
+double rules_quick_probe_bound_us(double *idle_probe_us, int n);
+
+/* The first file in a /proc/PID/maps text that a student's runner must not
+ * have mapped: a vendor library (cuBLAS, cuDNN, ...), anything from the
+ * build directory `build_dir` other than the `allowed` files (the runner
+ * and the student's library; not the reference, not other builds), or code
+ * from memory (memfd). `allowed` is NULL-terminated. Writes the path into
+ * `offender` and returns true; false when the maps are clean. */
+bool rules_maps_offender(const char *maps, const char *build_dir, const char *const *allowed, char *offender,
+                         size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,246 @@
+// A runner: the process that runs one side's code for the judge.
+//
+// Two builds of this file exist for every kind (grader/toolchain.c):
+//  - runner-KIND, built with GPUCOURSE_STUDENT_RUNNER: loads the student's
+//    library inside a sandbox and serves only the student's calls. It holds
+//    no vendor library and no reference: there is nothing here to call but
+//    the student's own code.
+//  - inside harness-KIND (the judge's own binary, started again with
+//    --serve-trusted): loads the reference and serves the reference, the
+//    vendor library and the device-to-device copy.
+// Both answer the judge in exactly the same way, so every contestant is
+// timed by the same path.
+//
+// The runner's answers are not trusted by the judge (student code shares
+// this address space and may rewrite anything here): it reports its own
+// event times, and the judge checks them against its own clock and decides.
+#include "harness.h"
+#include "protocol.h"
+#include "sandbox.h"
+
+#include <cuda_runtime.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+enum { MAX_SLOTS = 64 };
+
+struct Slot {
+    int narrays;
+    SharedBuf buf[MAX_ARRAYS];
+};
+
+static Slot slots[MAX_SLOTS];
+static void *solve_fn;  // the student's or the reference's solve
+static int sock = RUNNER_FD;
+
+static void reply(uint32_t type, uint64_t seq, double ms, const char *text) {
+    Msg m;
+    memset(&m, 0, sizeof m);
+    m.magic = MSG_MAGIC;
+    m.type = type;
+    m.seq = seq;
+    m.event_ms = ms;
+    if (text) snprintf(m.text, sizeof m.text, "%s", text);
+    if (msg_send(sock, m, NULL, 0) < 0) _exit(3);  // the judge is gone
+}
+
+static void bind_slot(const Msg &m, int *fds, int nfds) {
+    char why[256] = "";
+    if (m.slot < 0 || m.slot >= MAX_SLOTS || m.narrays != nfds || nfds > MAX_ARRAYS) {
+        for (int i = 0; i < nfds; i++) close(fds[i]);
+        reply(MSG_FAIL, m.seq, 0, "setup: malformed bind");
+        return;
+    }
+    Slot &s = slots[m.slot];
+    for (int i = 0; i < s.narrays; i++) shared_free(&s.buf[i]);
+    s.narrays = 0;
+    for (int i = 0; i < nfds; i++) {
+        if (!shared_import(&s.buf[i], fds[i], m.bytes[i], why, sizeof why)) {
+            for (int j = i + 1; j < nfds; j++) close(fds[j]);
+            std::string text = std::string("setup: cannot map the judge's memory: ") + why;
+            reply(MSG_FAIL, m.seq, 0, text.c_str());
+            return;
+        }
+        s.narrays = i + 1;
+    }
+    reply(MSG_DONE, m.seq, 0, NULL);
+}
+
+static void unbind_slot(const Msg &m) {
+    if (m.slot < 0 || m.slot >= MAX_SLOTS) return;
+    Slot &s = slots[m.slot];
+    for (int i = 0; i < s.narrays; i++) shared_free(&s.buf[i]);
+    s.narrays = 0;
+}
+
+// Calls one contestant on a bound slot. What the call does on the GPU is
+// timed with events around the call and a whole-device synchronize, so work
+// on other streams counts.
+static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop) {
+    if (m.slot < 0 || m.slot >= MAX_SLOTS || slots[m.slot].narrays == 0 ||
+        (trusted ? m.who == STUDENT : m.who != STUDENT) || m.who < 0 || m.who >= CONTESTANTS) {
+        reply(MSG_FAIL, m.seq, 0, "setup: malformed run");
+        return;
+    }
+    Slot &s = slots[m.slot];
+    void *args[MAX_ARRAYS];
+    for (int i = 0; i < s.narrays; i++) args[i] = s.buf[i].ptr;
+    cudaError_t err = cudaEventRecord(start);
+    if (err == cudaSuccess) {
+        if (m.who == COPY) err = cudaMemcpyAsync(args[1], args[0], s.buf[0].bytes, cudaMemcpyDeviceToDevice);
+        else if (m.who == LIBRARY && kind.library) kind.library(args, m.dims, m.scalars);
+        else if (m.who != LIBRARY) kind.call(solve_fn, args, m.dims, m.scalars);
+        if (err == cudaSuccess) err = cudaGetLastError();
+        if (err == cudaSuccess) err = cudaDeviceSynchronize();
+        if (err == cudaSuccess) err = cudaEventRecord(stop);
+        if (err == cudaSuccess) err = cudaEventSynchronize(stop);
+    }
+    float ms = 0;
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start, stop);
+    if (err != cudaSuccess) {
+        std::string text = std::string("cuda: ") + cudaGetErrorString(err);
+        reply(MSG_FAIL, m.seq, 0, text.c_str());
+        return;
+    }
+    reply(MSG_DONE, m.seq, ms, NULL);
+}
+
+// Every /dev/nvidia* device: the driver opens some of them lazily.
+static void add_nvidia_devices(std::vector<std::string> &out) {
+    const char *dirs[] = {"/dev", "/dev/nvidia-caps"};
+    for (const char *dir : dirs) {
+        DIR *d = opendir(dir);
+        if (!d) continue;
+        while (struct dirent *e = readdir(d))
+            if (!strncmp(e->d_name, "nvidia", 6)) out.push_back(std::string(dir) + "/" + e->d_name);
+        closedir(d);
+    }
+}
+
+// The student's code may read the libraries this process already uses and
+// the system's library directories, and nothing of the course, the
+// workspace or the CUDA toolkit besides the runtime already loaded; it may
+// write only to the GPU's device files.
+static void enter_sandbox(const char *library, std::string &status) {
+    std::vector<std::string> reads = {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc", library};
+    char **mapped = sandbox_mapped_files(NULL);
+    for (int i = 0; mapped && mapped[i]; i++) {
+        reads.push_back(mapped[i]);
+        // the driver's own directory: it loads more of its libraries later
+        if (strstr(mapped[i], "/libcuda.so")) {
+            std::string dir(mapped[i]);
+            reads.push_back(dir.substr(0, dir.rfind('/')));
+        }
+    }
+    free(mapped);  // one allocation
+    std::vector<std::string> writes;
+    add_nvidia_devices(writes);
+    std::vector<const char *> r, w;
+    for (auto &s : reads) r.push_back(s.c_str());
+    for (auto &s : writes) w.push_back(s.c_str());
+    r.push_back(NULL);
+    w.push_back(NULL);
+
+    // Host memory: half the machine's RAM at most, so that a runaway
+    // allocation fails in the student's code instead of starving the machine.
+    struct sysinfo si;
+    if (sysinfo(&si) == 0) {
+        rlim_t half = (rlim_t)si.totalram * si.mem_unit / 2;
+        struct rlimit lim = {half, half};
+        setrlimit(RLIMIT_DATA, &lim);
+    }
+    SandboxSpec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.read_paths = r.data();
+    spec.write_paths = w.data();
+    spec.file_size_bytes = 1 << 20;
+    spec.max_open_files = 1024;
+    SandboxStatus st;
+    memset(&st, 0, sizeof st);
+    if (sandbox_enter(&spec, &st) < 0) {
+        status = std::string("error: ") + st.note;
+        return;
+    }
+    char text[400];
+    snprintf(text, sizeof text, "landlock %d%s, seccomp %s%s%s", st.landlock_abi, st.landlock ? "" : " (off)",
+             st.seccomp ? "on" : "off", st.note[0] ? "; " : "", st.note);
+    status = text;
+}
+
+// Serves the judge until it says QUIT or goes away.
+static int serve(bool trusted, const char *library) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
+    if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
+    signal(SIGPIPE, SIG_IGN);
+    cudaError_t err = cudaFree(0);  // the context, before any restriction applies
+    cudaEvent_t start, stop;
+    if (err == cudaSuccess) err = cudaEventCreate(&start);
+    if (err == cudaSuccess) err = cudaEventCreate(&stop);
+    if (err != cudaSuccess) {
+        std::string text = std::string("cuda: cannot start: ") + cudaGetErrorString(err);
+        reply(MSG_FAIL, 0, 0, text.c_str());
+        return 3;
+    }
+    std::string status = "trusted";
+    if (!trusted) {
+        enter_sandbox(library, status);
+        if (!status.compare(0, 7, "error: ")) {
+            reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + status.substr(7)).c_str());
+            return 3;
+        }
+    }
+    // The library's static initializers run here, already inside the sandbox.
+    void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!lib || !(solve_fn = dlsym(lib, "solve"))) {
+        char text[480];
+        if (!lib)
+            snprintf(text, sizeof text, "load: cannot load the %s's code: %s", trusted ? "reference" : "student",
+                     dlerror());
+        else
+            snprintf(text, sizeof text, "load: the %s's code defines no extern \"C\" solve; expected: %s",
+                     trusted ? "reference" : "student", kind.signature);
+        reply(MSG_FAIL, 0, 0, text);
+        return 4;
+    }
+    reply(MSG_READY, 0, 0, status.c_str());
+    for (;;) {
+        Msg m;
+        int fds[MAX_ARRAYS], nfds = 0;
+        int got = msg_recv(sock, &m, fds, MAX_ARRAYS, &nfds);
+        if (got <= 0) return got == 0 ? 0 : 3;
+        switch (m.type) {
+        case MSG_BIND: bind_slot(m, fds, nfds); break;
+        case MSG_UNBIND: unbind_slot(m); break;
+        case MSG_RUN: run(m, trusted, start, stop); break;
+        case MSG_QUIT: return 0;
+        default:
+            for (int i = 0; i < nfds; i++) close(fds[i]);
+            reply(MSG_FAIL, m.seq, 0, "setup: unknown message");
+        }
+    }
+}
+
+int runner_main(bool trusted, const char *library) { return serve(trusted, library); }
+
+#ifdef GPUCOURSE_STUDENT_RUNNER
+int main(int argc, char **argv) {
+    if (argc != 3 || strcmp(argv[1], "--student")) {
+        fprintf(stderr, "usage: %s --student LIBRARY.so (started by the judge, socket at fd %d)\n", argv[0],
+                RUNNER_FD);
+        return 2;
+    }
+    return runner_main(false, argv[2]);
+}
+#endif

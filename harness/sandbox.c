@@ -1,0 +1,759 @@
+/* Confining the runner before it loads student code: see sandbox.h.
+ *
+ * Plain C11: compiled by gcc for the tests and by nvcc's host compiler for
+ * the runner. Nothing here prints; the caller reports the status. */
+#define _GNU_SOURCE
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+/* ---- Landlock definitions (kernel UAPI values, stable) ------------------ */
+
+#if defined(__has_include)
+#if __has_include(<linux/landlock.h>)
+#include <linux/landlock.h>
+#define SB_HAVE_LANDLOCK_H 1
+#endif
+#endif
+
+#ifndef SB_HAVE_LANDLOCK_H
+struct landlock_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#endif
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_EXECUTE
+#define LANDLOCK_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_READ_FILE (1ULL << 2)
+#define LANDLOCK_ACCESS_FS_READ_DIR (1ULL << 3)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13) /* ABI 2 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0) /* ABI 4 */
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+#ifndef LANDLOCK_RESTRICT_SELF_TSYNC
+#define LANDLOCK_RESTRICT_SELF_TSYNC (1U << 3) /* ABI 8 */
+#endif
+
+/* Our own struct landlock_ruleset_attr: older headers (Debian 12's) lack
+ * the fields of ABI 4 and 6, and the kernel reads only the size we pass. */
+struct sb_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
+};
+
+/* Syscall numbers from 424 on are the same on x86_64 and aarch64; headers
+ * older than the kernel may lack them, and a filter that does not know
+ * clone3 would let a student start a process with it. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup 425
+#define SYS_io_uring_enter 426
+#define SYS_io_uring_register 427
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#define SYS_fsopen 430
+#define SYS_fsconfig 431
+#define SYS_fsmount 432
+#define SYS_fspick 433
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_seccomp
+#ifdef __x86_64__
+#define SYS_seccomp 317
+#else
+#define SYS_seccomp 277
+#endif
+#endif
+#endif
+
+/* ---- seccomp definitions ------------------------------------------------- */
+
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS 0x80000000U
+#endif
+#ifndef SECCOMP_SET_MODE_FILTER
+#define SECCOMP_SET_MODE_FILTER 1
+#endif
+#ifndef SECCOMP_FILTER_FLAG_TSYNC
+#define SECCOMP_FILTER_FLAG_TSYNC (1UL << 0)
+#endif
+#ifndef PR_SET_PTRACER
+#define PR_SET_PTRACER 0x59616d61
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define SB_AUDIT_ARCH AUDIT_ARCH_X86_64
+#define SB_X32_BIT 0x40000000U
+#elif defined(__aarch64__)
+#define SB_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* ---- status ---------------------------------------------------------------- */
+
+/* Appends "; what" to the note (cut at its size). */
+static void note_add(SandboxStatus *st, const char *fmt, ...) {
+    size_t len = strlen(st->note);
+    if (len + 3 >= sizeof st->note) return;
+    if (len) {
+        memcpy(st->note + len, "; ", 3);
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->note + len, sizeof st->note - len, fmt, ap);
+    va_end(ap);
+}
+
+/* An error: the note becomes "what: strerror(errno)". Returns -1. */
+static int fail(SandboxStatus *st, const char *fmt, ...) {
+    int err = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(st->note, sizeof st->note, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof st->note)
+        snprintf(st->note + n, sizeof st->note - (size_t)n, ": %s", strerror(err));
+    errno = err;
+    return -1;
+}
+
+static int thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n > 0 ? n : 1;
+}
+
+/* ---- rlimits --------------------------------------------------------------- */
+
+/* soft = hard = want, but never above the hard limit in force (only root
+ * may raise it, and a lower one is stricter anyway). */
+static int set_limit(int resource, const char *name, rlim_t want, SandboxStatus *st) {
+    struct rlimit r;
+    if (getrlimit(resource, &r) != 0) return fail(st, "getrlimit(%s)", name);
+    if (want > r.rlim_max) want = r.rlim_max;
+    r.rlim_cur = r.rlim_max = want;
+    if (setrlimit(resource, &r) != 0) return fail(st, "setrlimit(%s)", name);
+    return 0;
+}
+
+/* ---- Landlock -------------------------------------------------------------- */
+
+/* One path-beneath rule: dir_rights for a directory (its whole hierarchy),
+ * file_rights for anything else. A path that is not there is skipped. */
+static int allow_path(int ruleset, const char *path, uint64_t dir_rights, uint64_t file_rights,
+                      SandboxStatus *st) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP || errno == ENAMETOOLONG)
+            return 0;
+        return fail(st, "Landlock: cannot open %s", path);
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        fail(st, "Landlock: cannot stat %s", path);
+        close(fd);
+        return -1;
+    }
+    struct landlock_path_beneath_attr pb = {
+        .allowed_access = S_ISDIR(sb.st_mode) ? dir_rights : file_rights,
+        .parent_fd = fd,
+    };
+    int rc = 0;
+    if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+        rc = fail(st, "landlock_add_rule %s", path);
+    close(fd);
+    return rc;
+}
+
+static int enter_landlock(const SandboxSpec *spec, SandboxStatus *st) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi <= 0) {
+        note_add(st, "no Landlock on this kernel (%s): file access not restricted",
+                 errno == EOPNOTSUPP ? "disabled at boot" : errno == ENOSYS ? "not built in" : strerror(errno));
+        return 0;
+    }
+    st->landlock_abi = (int)abi;
+
+    /* Every file right the ABI knows is denied unless a rule allows it, except
+     * LANDLOCK_ACCESS_FS_IOCTL_DEV (ABI 5): the CUDA driver keeps doing
+     * ioctls on /dev/nvidia*, and which ones is its business. */
+    uint64_t handled = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+                       LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                       LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                       LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                       LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+    if (abi >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
+    if (abi >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
+    struct sb_ruleset_attr attr = {.handled_access_fs = handled};
+    size_t attr_size = offsetof(struct sb_ruleset_attr, handled_access_net);
+    if (abi >= 4) {
+        /* no TCP at all: no rule allows any port */
+        attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+        attr_size = offsetof(struct sb_ruleset_attr, scoped);
+    }
+    if (abi >= 6) {
+        /* no signals to, and no abstract sockets of, processes outside the sandbox (the grader) */
+        attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+        attr_size = sizeof attr;
+    }
+    if (abi < 6)
+        note_add(st, "Landlock ABI %ld does not restrict %s", abi,
+                 abi < 3   ? "truncate(2), TCP, signals to other processes"
+                 : abi < 4 ? "TCP, signals to other processes"
+                           : "signals to other processes");
+
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0U);
+    if (ruleset < 0) return fail(st, "landlock_create_ruleset");
+
+    const uint64_t rd_dir = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
+    const uint64_t rd_file = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
+    const uint64_t rw = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                        (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0);
+    const uint64_t ro = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+    int rc = 0;
+    for (const char *const *p = spec->read_paths; rc == 0 && p && *p; p++)
+        rc = allow_path(ruleset, *p, rd_dir, rd_file, st);
+    for (const char *const *p = spec->write_paths; rc == 0 && p && *p; p++)
+        rc = allow_path(ruleset, *p, rw, rw, st);
+    /* the driver and libc read /proc and /sys; everybody may use these devices */
+    static const char *const read_always[] = {"/proc", "/sys"};
+    static const char *const rw_always[] = {"/dev/null", "/dev/zero", "/dev/urandom"};
+    for (size_t i = 0; rc == 0 && i < sizeof read_always / sizeof *read_always; i++)
+        rc = allow_path(ruleset, read_always[i], ro, LANDLOCK_ACCESS_FS_READ_FILE, st);
+    for (size_t i = 0; rc == 0 && i < sizeof rw_always / sizeof *rw_always; i++)
+        rc = allow_path(ruleset, rw_always[i], rw, rw, st);
+    if (rc != 0) {
+        close(ruleset);
+        return -1;
+    }
+
+    /* Before ABI 8 the domain covers the calling thread and the threads it
+     * starts later, not those already running (CUDA's own). */
+    unsigned flags = 0;
+    if (abi >= 8) {
+        flags |= LANDLOCK_RESTRICT_SELF_TSYNC;
+    } else {
+        int others = thread_count() - 1;
+        if (others > 0)
+            note_add(st, "Landlock ABI %ld restricts only this thread: %d thread%s started before keep file access",
+                     abi, others, others == 1 ? "" : "s");
+    }
+    if (syscall(SYS_landlock_restrict_self, ruleset, flags) != 0) {
+        fail(st, "landlock_restrict_self");
+        close(ruleset);
+        return -1;
+    }
+    close(ruleset);
+    st->landlock = true;
+    return 0;
+}
+
+/* ---- seccomp ----------------------------------------------------------------- */
+
+#ifdef SB_AUDIT_ARCH
+
+enum verdict {
+    DENY,          /* EPERM */
+    NOSYS,         /* ENOSYS: the caller falls back to an older call we check */
+    THREADS_ONLY,  /* clone: EPERM unless it makes a thread (arg0 = flags on both archs) */
+    SELF_ONLY,     /* EPERM unless arg0 is this process's pid */
+    SELF_OR_ZERO,  /* EPERM unless arg0 is 0 (= self) or this process's pid */
+    PRCTL_OPTIONS, /* EPERM for the prctl options below, others allowed */
+    OPEN_READ_ARG1, /* open: EPERM when the flags (arg1) ask to write or create */
+    OPEN_READ_ARG2, /* openat: the same with the flags in arg2 */
+};
+
+struct rule {
+    int nr;
+    enum verdict verdict;
+};
+
+/* Default: allow. Everything here is something a CUDA solution has no use for. */
+static const struct rule rules[] = {
+/* reaching into other processes: debugging, memory, handles, signals, limits */
+#ifdef SYS_ptrace
+    {SYS_ptrace, DENY},
+#endif
+#ifdef SYS_process_vm_readv
+    {SYS_process_vm_readv, DENY},
+#endif
+#ifdef SYS_process_vm_writev
+    {SYS_process_vm_writev, DENY},
+#endif
+#ifdef SYS_kcmp
+    {SYS_kcmp, DENY},
+#endif
+#ifdef SYS_pidfd_open
+    {SYS_pidfd_open, DENY},
+#endif
+#ifdef SYS_pidfd_send_signal
+    {SYS_pidfd_send_signal, DENY},
+#endif
+#ifdef SYS_pidfd_getfd
+    {SYS_pidfd_getfd, DENY},
+#endif
+#ifdef SYS_kill
+    {SYS_kill, SELF_ONLY}, /* also refuses kill(0, ..) and kill(-1, ..) */
+#endif
+#ifdef SYS_tgkill
+    {SYS_tgkill, SELF_ONLY}, /* arg0 is the thread group: raise() and abort() still work */
+#endif
+#ifdef SYS_tkill
+    {SYS_tkill, DENY},
+#endif
+#ifdef SYS_rt_sigqueueinfo
+    {SYS_rt_sigqueueinfo, SELF_ONLY},
+#endif
+#ifdef SYS_rt_tgsigqueueinfo
+    {SYS_rt_tgsigqueueinfo, SELF_ONLY},
+#endif
+#ifdef SYS_prlimit64
+    {SYS_prlimit64, SELF_OR_ZERO}, /* the grader's limits are not ours to lower */
+#endif
+/* new processes and programs: threads only */
+#ifdef SYS_execve
+    {SYS_execve, DENY},
+#endif
+#ifdef SYS_execveat
+    {SYS_execveat, DENY},
+#endif
+#ifdef SYS_fork
+    {SYS_fork, DENY},
+#endif
+#ifdef SYS_vfork
+    {SYS_vfork, DENY},
+#endif
+#ifdef SYS_clone
+    {SYS_clone, THREADS_ONLY},
+#endif
+#ifdef SYS_clone3
+    {SYS_clone3, NOSYS}, /* its flags are in memory, out of the filter's reach; glibc falls back to clone */
+#endif
+/* leaving the process group that the grader kills on a timeout */
+#ifdef SYS_setsid
+    {SYS_setsid, DENY},
+#endif
+#ifdef SYS_setpgid
+    {SYS_setpgid, DENY},
+#endif
+/* namespaces and mounts */
+#ifdef SYS_unshare
+    {SYS_unshare, DENY},
+#endif
+#ifdef SYS_setns
+    {SYS_setns, DENY},
+#endif
+#ifdef SYS_mount
+    {SYS_mount, DENY},
+#endif
+#ifdef SYS_umount2
+    {SYS_umount2, DENY},
+#endif
+#ifdef SYS_open_tree
+    {SYS_open_tree, DENY},
+    {SYS_move_mount, DENY},
+    {SYS_fsopen, DENY},
+    {SYS_fsconfig, DENY},
+    {SYS_fsmount, DENY},
+    {SYS_fspick, DENY},
+#endif
+#ifdef SYS_mount_setattr
+    {SYS_mount_setattr, DENY},
+#endif
+/* kernel interfaces with a history of bugs, and no use in a CUDA solution */
+#ifdef SYS_io_uring_setup
+    {SYS_io_uring_setup, DENY},
+    {SYS_io_uring_enter, DENY},
+    {SYS_io_uring_register, DENY},
+#endif
+#ifdef SYS_bpf
+    {SYS_bpf, DENY},
+#endif
+#ifdef SYS_perf_event_open
+    {SYS_perf_event_open, DENY},
+#endif
+#ifdef SYS_userfaultfd
+    {SYS_userfaultfd, DENY},
+#endif
+#ifdef SYS_keyctl
+    {SYS_keyctl, DENY},
+#endif
+#ifdef SYS_add_key
+    {SYS_add_key, DENY},
+#endif
+#ifdef SYS_request_key
+    {SYS_request_key, DENY},
+#endif
+/* Writing files: Landlock already allows none, but on Landlock ABI < 8 its
+ * rules bind only the thread that entered the sandbox and its new threads,
+ * not the CUDA driver's threads started before. The filter binds every
+ * thread, so no thread can create, change or remove a file (a planted judge
+ * binary or a rewritten build cache would outlive this run). */
+#ifdef SYS_open
+    {SYS_open, OPEN_READ_ARG1},
+#endif
+#ifdef SYS_openat
+    {SYS_openat, OPEN_READ_ARG2},
+#endif
+#ifdef SYS_openat2
+    {SYS_openat2, NOSYS}, /* flags in memory; glibc's open() does not use it */
+#endif
+#ifdef SYS_creat
+    {SYS_creat, DENY},
+#endif
+#ifdef SYS_truncate
+    {SYS_truncate, DENY},
+#endif
+#ifdef SYS_rename
+    {SYS_rename, DENY},
+#endif
+#ifdef SYS_renameat
+    {SYS_renameat, DENY},
+#endif
+#ifdef SYS_renameat2
+    {SYS_renameat2, DENY},
+#endif
+#ifdef SYS_unlink
+    {SYS_unlink, DENY},
+#endif
+#ifdef SYS_unlinkat
+    {SYS_unlinkat, DENY},
+#endif
+#ifdef SYS_link
+    {SYS_link, DENY},
+#endif
+#ifdef SYS_linkat
+    {SYS_linkat, DENY},
+#endif
+#ifdef SYS_symlink
+    {SYS_symlink, DENY},
+#endif
+#ifdef SYS_symlinkat
+    {SYS_symlinkat, DENY},
+#endif
+#ifdef SYS_mkdir
+    {SYS_mkdir, DENY},
+#endif
+#ifdef SYS_mkdirat
+    {SYS_mkdirat, DENY},
+#endif
+#ifdef SYS_rmdir
+    {SYS_rmdir, DENY},
+#endif
+#ifdef SYS_mknod
+    {SYS_mknod, DENY},
+#endif
+#ifdef SYS_mknodat
+    {SYS_mknodat, DENY},
+#endif
+/* prctl: dumpable (hides from the grader), parent-death signal, ptracer */
+#ifdef SYS_prctl
+    {SYS_prctl, PRCTL_OPTIONS},
+#endif
+};
+
+/* clone flags that make a new namespace: a thread has no business with them */
+#define SB_CLONE_NEWNS_FLAGS                                                                             \
+    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | \
+     CLONE_NEWNET)
+
+/* The low 32 bits of args[0]: the kernel reads pids, prctl options and clone
+ * flags from them and ignores the rest. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SB_ARG0_LO (offsetof(struct seccomp_data, args) + 4)
+#else
+#define SB_ARG0_LO (offsetof(struct seccomp_data, args))
+#endif
+
+/* The low 32 bits of args[1] and args[2] (open and openat flags). */
+#define SB_ARG_LO(i) (SB_ARG0_LO + 8 * (i))
+/* open flags that write, create or empty a file */
+#define SB_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
+
+#define SB_ALLOW SECCOMP_RET_ALLOW
+#define SB_EPERM (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+#define SB_ENOSYS (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+
+typedef struct {
+    struct sock_filter ins[512];
+    unsigned n;
+} Bpf;
+
+static void emit(Bpf *b, unsigned short code, uint32_t k, unsigned char jt, unsigned char jf) {
+    if (b->n < sizeof b->ins / sizeof *b->ins) b->ins[b->n] = (struct sock_filter){code, jt, jf, k};
+    b->n++;
+}
+
+static void ret(Bpf *b, uint32_t what) { emit(b, BPF_RET | BPF_K, what, 0, 0); }
+
+/* The instructions after "nr matched": each path ends in a return. */
+static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
+    switch (v) {
+    case DENY: ret(b, SB_EPERM); break;
+    case NOSYS: ret(b, SB_ENOSYS); break;
+    case THREADS_ONLY:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 2);         /* no CLONE_THREAD: EPERM */
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, SB_CLONE_NEWNS_FLAGS, 1, 0); /* new namespace: EPERM */
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    case SELF_ONLY:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, pid, 0, 1);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    case SELF_OR_ZERO:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, pid, 1, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    case OPEN_READ_ARG1:
+    case OPEN_READ_ARG2:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(v == OPEN_READ_ARG1 ? 1 : 2), 0, 0);
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, SB_WRITE_FLAGS, 0, 1);
+        ret(b, SB_EPERM);
+        ret(b, SB_ALLOW);
+        break;
+    case PRCTL_OPTIONS:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_DUMPABLE, 3, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_PDEATHSIG, 2, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_PTRACER, 1, 0);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    }
+}
+
+static void build_filter(Bpf *b, uint32_t pid) {
+    b->n = 0;
+    /* A syscall of another ABI (i386 int 0x80, arm32) has other numbers: kill. */
+    emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+    emit(b, BPF_JMP | BPF_JEQ | BPF_K, SB_AUDIT_ARCH, 1, 0);
+    ret(b, SECCOMP_RET_KILL_PROCESS);
+    emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+#ifdef SB_X32_BIT
+    /* x32 numbers alias the x86_64 ones with bit 30 set: refuse them all
+     * (this also answers syscall(-1) with ENOSYS, as the kernel would) */
+    emit(b, BPF_JMP | BPF_JGE | BPF_K, SB_X32_BIT, 0, 1);
+    ret(b, SB_ENOSYS);
+#endif
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        unsigned at = b->n;
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)rules[i].nr, 0, 0);
+        emit_verdict(b, rules[i].verdict, pid);
+        if (at < sizeof b->ins / sizeof *b->ins) b->ins[at].jf = (unsigned char)(b->n - at - 1); /* past the verdict */
+    }
+    ret(b, SB_ALLOW);
+}
+
+static int enter_seccomp(SandboxStatus *st) {
+    /* Probe: with filters built in, a NULL program is EFAULT; without, EINVAL. */
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) != 0 && errno != EFAULT) {
+        if (errno == EINVAL) {
+            note_add(st, "no seccomp filters on this kernel: syscalls not filtered");
+            return 0;
+        }
+        return fail(st, "seccomp probe");
+    }
+    static Bpf b; /* 4 KB: not on a thread's stack */
+    build_filter(&b, (uint32_t)getpid());
+    if (b.n > sizeof b.ins / sizeof b.ins[0]) {
+        errno = E2BIG;
+        return fail(st, "seccomp filter of %u instructions", b.n);
+    }
+    struct sock_fprog prog = {.len = (unsigned short)b.n, .filter = b.ins};
+    /* TSYNC: every thread of the process, CUDA's included, gets the filter */
+    long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+    if (r > 0) {
+        errno = EBUSY;
+        return fail(st, "seccomp: thread %ld has a filter of its own", r);
+    }
+    if (r < 0 && errno != ENOSYS) return fail(st, "seccomp");
+    if (r < 0) { /* before Linux 3.17: no seccomp(2), no TSYNC */
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) return fail(st, "prctl(PR_SET_SECCOMP)");
+        int others = thread_count() - 1;
+        if (others > 0) note_add(st, "seccomp filter on this thread only: no seccomp(2) on this kernel");
+    }
+    st->seccomp = true;
+    return 0;
+}
+
+#else
+
+static int enter_seccomp(SandboxStatus *st) {
+    note_add(st, "no seccomp filter for this architecture: syscalls not filtered");
+    return 0;
+}
+
+#endif
+
+/* ---- the whole ----------------------------------------------------------------- */
+
+int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
+    static const SandboxSpec nothing;
+    SandboxStatus scratch;
+    if (!spec) spec = &nothing;
+    if (!status) status = &scratch;
+    memset(status, 0, sizeof *status);
+
+    /* 1. limits; RLIMIT_AS and RLIMIT_DATA stay: CUDA reserves huge address ranges */
+    if (set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, status) != 0) return -1;
+    if (spec->file_size_bytes > 0 &&
+        set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", (rlim_t)spec->file_size_bytes, status) != 0)
+        return -1;
+    if (spec->cpu_seconds > 0) {
+        rlim_t s = spec->cpu_seconds >= 1e15 ? RLIM_INFINITY : (rlim_t)spec->cpu_seconds;
+        if (s != RLIM_INFINITY && (double)s < spec->cpu_seconds) s++; /* rounded up */
+        if (set_limit(RLIMIT_CPU, "RLIMIT_CPU", s, status) != 0) return -1;
+    }
+    /* 2. no setuid or file-capability gains from here on (Landlock and
+     *    seccomp need it without CAP_SYS_ADMIN) */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(status, "prctl(PR_SET_NO_NEW_PRIVS)");
+    /* 3. files, TCP, signals */
+    if (enter_landlock(spec, status) != 0) return -1;
+    /* 4. syscalls */
+    if (enter_seccomp(status) != 0) return -1;
+    /* RLIMIT_NOFILE last: the steps above open descriptors of their own */
+    if (spec->max_open_files > 0 &&
+        set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", (rlim_t)spec->max_open_files, status) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- mapped files ------------------------------------------------------------ */
+
+char **sandbox_mapped_files(int *count) {
+    if (count) *count = 0;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f) return NULL;
+    char **paths = NULL;
+    size_t n = 0, cap = 0, bytes = 0;
+    char *line = NULL;
+    size_t line_cap = 0;
+    bool ok = true;
+    while (ok && getline(&line, &line_cap, f) > 0) {
+        /* "start-end perms offset dev inode   path": the path is the rest */
+        int at = -1;
+        if (sscanf(line, "%*s %*s %*s %*s %*s %n", &at) < 0 || at < 0) continue;
+        char *path = line + at;
+        size_t len = strcspn(path, "\n");
+        path[len] = '\0';
+        if (path[0] != '/') continue; /* [heap], [vdso], anonymous */
+        static const char deleted[] = " (deleted)";
+        if (len >= sizeof deleted - 1 && strcmp(path + len - (sizeof deleted - 1), deleted) == 0) continue;
+        bool seen = false;
+        for (size_t i = n; i-- > 0 && !seen;) seen = strcmp(paths[i], path) == 0;
+        if (seen) continue;
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 64;
+            char **p = realloc(paths, c * sizeof *p);
+            if (!p) {
+                ok = false;
+                break;
+            }
+            paths = p, cap = c;
+        }
+        if (!(paths[n] = strdup(path))) {
+            ok = false;
+            break;
+        }
+        bytes += len + 1;
+        n++;
+    }
+    free(line);
+    fclose(f);
+    /* one block: the pointers, then the strings */
+    char **out = ok ? malloc((n + 1) * sizeof *out + bytes) : NULL;
+    if (out) {
+        char *s = (char *)(out + n + 1);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(paths[i]) + 1;
+            memcpy(s, paths[i], len);
+            out[i] = s;
+            s += len;
+        }
+        out[n] = NULL;
+        if (count) *count = (int)n;
+    }
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+    return out;
+}

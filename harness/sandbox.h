@@ -1,0 +1,51 @@
+/* Confining the runner before it loads student code: resource limits,
+ * Landlock (which files may be opened) and a seccomp filter (no new
+ * processes, no reaching into other processes). Linux only, no root needed.
+ *
+ * The runner initializes CUDA first (the driver opens /dev/nvidia* and maps
+ * its libraries), then calls sandbox_enter, then dlopen()s the student's
+ * library, so that its static initializers already run confined. */
+#ifndef GPUCOURSE_SANDBOX_H
+#define GPUCOURSE_SANDBOX_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    /* NULL-terminated, may be NULL. Paths that do not exist are skipped. */
+    const char *const *read_paths;  /* read and execute: a directory means its whole hierarchy */
+    const char *const *write_paths; /* read and write (not create): device files such as /dev/nvidia0 */
+    double cpu_seconds;             /* RLIMIT_CPU, rounded up; 0 = leave */
+    long long file_size_bytes;      /* RLIMIT_FSIZE; 0 = leave */
+    int max_open_files;             /* RLIMIT_NOFILE; 0 = leave */
+} SandboxSpec;
+
+typedef struct {
+    int landlock_abi; /* 0: Landlock not available */
+    bool landlock;    /* file access (and TCP, signals, where the ABI has them) restricted */
+    bool seccomp;     /* syscall filter installed */
+    char note[256];   /* what is not enforced on this machine and why; empty if everything is */
+} SandboxStatus;
+
+/* Sets the limits, no_new_privs, Landlock and the seccomp filter, in that
+ * order, for the calling process. What the kernel lacks is reported in
+ * status->note and is not an error. Returns 0, or -1 with the reason in
+ * status->note when something available could not be installed: the
+ * process may then be partly restricted and must not run untrusted code. */
+int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status);
+
+/* The files mapped in this process (from /proc/self/maps: libraries, the
+ * executable, mapped devices), each once, in order of first mapping: to add
+ * to read_paths the libraries already loaded. A NULL-terminated array;
+ * *count (may be NULL) gets its length. One allocation: free() the array
+ * alone. NULL when /proc/self/maps cannot be read. */
+char **sandbox_mapped_files(int *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,139 @@
+/* The judge's decisions that need no GPU (harness/rules.c): settling a
+ * runner's claimed time against the judge's clock, the idle-GPU probe bound,
+ * and what a student's runner must not have mapped. The step times are the
+ * shape recorded on the H100 (an honest call's wall time is its event time
+ * plus ~0.33 ms of messages, context switches and idle probes). */
+#include "test_util.h"
+
+#include <math.h>
+
+#include "../harness/rules.h"
+
+static void test_overhead_bound_is_90th_percentile(void **state) {
+    (void)state;
+    StepTime t[10];
+    for (int i = 0; i < 10; i++) t[i] = (StepTime){.event_ms = 1.0, .wall_ms = 1.30 + 0.01 * i};
+    assert_true(fabs(rules_overhead_bound(t, 10) - 0.38) < 1e-9);
+    assert_true(rules_overhead_bound(t, 0) == 0);
+}
+
+static void test_honest_event_time_is_used(void **state) {
+    (void)state;
+    bool wall;
+    double t = rules_settle((StepTime){.event_ms = 0.935, .wall_ms = 1.262}, 0.34, &wall);
+    assert_false(wall);
+    assert_true(fabs(t - 0.935) < 1e-12);
+}
+
+static void test_forged_event_time_is_overruled(void **state) {
+    (void)state;
+    bool wall;
+    /* a runner patched to report 1 us for a call that kept the GPU busy 3.7 ms */
+    double t = rules_settle((StepTime){.event_ms = 0.001, .wall_ms = 4.05}, 0.34, &wall);
+    assert_true(wall);
+    assert_true(fabs(t - 3.71) < 1e-9);
+    /* NaN and negative claims are no better */
+    t = rules_settle((StepTime){.event_ms = NAN, .wall_ms = 4.05}, 0.34, &wall);
+    assert_true(wall && fabs(t - 3.71) < 1e-9);
+    t = rules_settle((StepTime){.event_ms = -5, .wall_ms = 4.05}, 0.34, &wall);
+    assert_true(wall && fabs(t - 3.71) < 1e-9);
+}
+
+static void test_claim_longer_than_the_wall_is_cut(void **state) {
+    (void)state;
+    bool wall;
+    double t = rules_settle((StepTime){.event_ms = 9.0, .wall_ms = 1.2}, 0.34, &wall);
+    assert_false(wall);
+    assert_true(fabs(t - 1.2) < 1e-12);
+}
+
+static void test_median(void **state) {
+    (void)state;
+    double odd[] = {5, 1, 3};
+    double even[] = {4, 1, 3, 2};
+    assert_true(rules_median(odd, 3) == 3);
+    assert_true(rules_median(even, 4) == 2.5);
+}
+
+static void test_quick_probe_bound(void **state) {
+    (void)state;
+    double idle[] = {9, 10, 11, 12, 60};
+    assert_true(fabs(rules_quick_probe_bound_us(idle, 5) - 63) < 1e-9);
+    /* never so high that a context switch (~150 us) counts as idle */
+    double slow[] = {50, 60, 70};
+    assert_true(rules_quick_probe_bound_us(slow, 3) <= 120);
+}
+
+/* A student runner's maps as /proc shows them (shortened). */
+static const char maps_clean[] =
+    "55d0c0000000-55d0c0010000 r-xp 00000000 fd:01 123 /ws/.build/runner-vector_add\n"
+    "7f0000000000-7f0000100000 r-xp 00000000 fd:01 124 /ws/.build/student-ex01.so\n"
+    "7f0000200000-7f0000300000 r-xp 00000000 fd:01 125 /usr/local/cuda/lib64/libcudart.so.13.0.96\n"
+    "7f0000400000-7f0000500000 r-xp 00000000 fd:01 126 /usr/local/nvidia/lib64/libcuda.so.580.159.04\n"
+    "7f0000600000-7f0000700000 rw-s 00000000 00:05 127 /dev/nvidia0\n"
+    "7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]\n"
+    "7ffc00100000-7ffc00102000 r-xp 00000000 00:00 0 [vdso]\n";
+
+static const char *const allowed[] = {"/ws/.build/runner-vector_add", "/ws/.build/student-ex01.so", NULL};
+
+static bool offends(const char *extra, char *who) {
+    char *maps = xprintf("%s%s", maps_clean, extra);
+    bool bad = rules_maps_offender(maps, "/ws/.build", allowed, who, 4096);
+    free(maps);
+    return bad;
+}
+
+static void test_maps_clean(void **state) {
+    (void)state;
+    char who[4096] = "";
+    assert_false(offends("", who));
+}
+
+static void test_maps_vendor_library(void **state) {
+    (void)state;
+    char who[4096];
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 200 "
+                        "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13.1.0.3\n",
+                        who));
+    assert_string_equal(who, "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13.1.0.3");
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 200 /usr/lib/x86_64-linux-gnu/libcudnn.so.9\n",
+                        who));
+}
+
+static void test_maps_reference_and_other_builds(void **state) {
+    (void)state;
+    char who[4096];
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 201 /ws/.build/reference-ex01.so\n", who));
+    assert_string_equal(who, "/ws/.build/reference-ex01.so");
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 202 /ws/.build/student-ex05.so (deleted)\n",
+                        who));
+    assert_string_equal(who, "/ws/.build/student-ex05.so (deleted)");
+    /* the student's own library, rebuilt since it was loaded */
+    assert_false(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 205 /ws/.build/student-ex01.so (deleted)\n",
+                         who));
+    /* a directory that merely starts with the build directory's name is not inside it */
+    assert_false(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 203 /ws/.build2/x.so\n", who));
+}
+
+static void test_maps_code_from_memory(void **state) {
+    (void)state;
+    char who[4096];
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 00:01 204 /memfd:x (deleted)\n", who));
+    assert_string_equal(who, "/memfd:x (deleted)");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overhead_bound_is_90th_percentile),
+        cmocka_unit_test(test_honest_event_time_is_used),
+        cmocka_unit_test(test_forged_event_time_is_overruled),
+        cmocka_unit_test(test_claim_longer_than_the_wall_is_cut),
+        cmocka_unit_test(test_median),
+        cmocka_unit_test(test_quick_probe_bound),
+        cmocka_unit_test(test_maps_clean),
+        cmocka_unit_test(test_maps_vendor_library),
+        cmocka_unit_test(test_maps_reference_and_other_builds),
+        cmocka_unit_test(test_maps_code_from_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
