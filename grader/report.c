@@ -168,7 +168,9 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
         if (i) fputs(", ", out);
         json_string(out, r->notes.items[i]);
     }
-    fputs("], \"wall_seconds\": ", out);
+    fputs("], \"sandbox\": ", out);
+    json_string(out, r->sandbox); /* how the student's code was confined, for a CI's logs */
+    fputs(", \"wall_seconds\": ", out);
     json_number(out, r->wall_s);
     fputs("}", out);
 }
