@@ -24,8 +24,8 @@ ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS := $(YAML_LIBS) -ldl
 
 B := build
-CORE_SRCS := src/util.c src/proc.c src/course.c src/progress.c src/workspace.c \
-             grader/toolchain.c grader/grader.c grader/report.c grader/libscan.c
+CORE_SRCS := src/util.c src/proc.c src/course.c src/yamlguard.c src/progress.c src/workspace.c \
+             grader/toolchain.c grader/grader.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
@@ -57,7 +57,7 @@ $(B)/tests/test_rules: $(B)/tests/test_rules.o $(B)/harness/rules.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -lm
 
 # The runner's sandbox (Landlock, seccomp), tested in forked children.
-$(B)/tests/test_sandbox: $(B)/tests/test_sandbox.o $(B)/harness/sandbox.o $(CORE_OBJS)
+$(B)/tests/test_sandbox: $(B)/tests/test_sandbox.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -lpthread
 
 run: $(B)/gpucourse
@@ -83,8 +83,18 @@ asan:
 	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
 	    LDFLAGS='-fsanitize=address,undefined' YAML_LIBS=-lyaml CMARK_LIBS=-lcmark all
 
-clean:
-	rm -rf $(B) build-asan
+# libFuzzer targets (clang): make fuzz && fuzz/run.sh 60 (see fuzz/run.sh).
+# UBSan stops at its first report, so that libFuzzer sees it as a crash.
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz:
+	$(MAKE) B=build-fuzz CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)' \
+	    LDFLAGS='-fsanitize=fuzzer $(FUZZ_SAN)' YAML_LIBS=-lyaml build-fuzz/fuzz_course build-fuzz/fuzz_progress
 
-.PHONY: all run test test-gpu install uninstall asan clean
+$(B)/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/src/util.o $(B)/src/yamlguard.o $(B)/src/course.o $(B)/src/progress.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+clean:
+	rm -rf $(B) build-asan build-fuzz
+
+.PHONY: all run test test-gpu install uninstall asan fuzz clean
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -310,30 +310,25 @@ static bool check_forbidden_symbols(const Exercise *e, const char *lib, GradeRes
     return r->verdict != V_REQUIREMENT;
 }
 
-/* Instructions the exercise is about must be in the machine code. */
+/* Instructions the exercise is about must be in the machine code. When
+ * they cannot be looked for, the result says so and why: never a silent
+ * pass. */
 static void check_required_sass(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
     if (e->required_sass.count == 0) return;
-    char *cuobjdump = toolchain_tool(t, "cuobjdump");
-    if (!cuobjdump) {
-        strlist_add(&r->notes, "required SASS instructions not checked: cuobjdump not found");
+    char *sass = NULL;
+    if (toolchain_sass(t, lib, &sass) < 0) {
+        char *note = xprintf("required SASS instructions not checked: %s", last_error());
+        strlist_add(&r->notes, note);
+        free(note);
         return;
     }
-    const char *argv[] = {cuobjdump, "-sass", lib, NULL};
-    ProcSpec spec = {.argv = argv, .timeout_s = 60, .capture_limit = 16 << 20};
-    ProcResult res;
-    if (proc_run(&spec, &res) == 0 && res.exited && res.exit_code == 0) {
-        for (int i = 0; i < e->required_sass.count; i++) {
-            if (strstr(res.output, e->required_sass.items[i])) continue;
-            set_verdict(r, V_REQUIREMENT,
-                        "correct, but your machine code has no %s instruction, which this exercise is about",
-                        e->required_sass.items[i]);
-            break;
-        }
-    } else {
-        strlist_add(&r->notes, "required SASS instructions not checked: cuobjdump failed");
+    for (int i = 0; i < e->required_sass.count; i++) {
+        if (strstr(sass, e->required_sass.items[i])) continue;
+        set_verdict(r, V_REQUIREMENT, "correct, but your machine code has no %s instruction, which this exercise is about",
+                    e->required_sass.items[i]);
+        break;
     }
-    proc_result_free(&res);
-    free(cuobjdump);
+    free(sass);
 }
 
 void course_parts_free(CourseParts *p) {
@@ -435,23 +430,32 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
                             const GradeOptions *o, GradeResult *r) {
     const char *src[] = {student_cu, NULL};
+    int timeout_s = o && o->timeout_s ? o->timeout_s : COMPILE_TIMEOUT_S;
     ProcResult cres;
-    /* built beside and renamed: a second gpucourse grading the same file never loads half a library */
-    char *tmp_so = xprintf("%s.%ld.tmp", student_so, (long)getpid());
-    int started = toolchain_compile(t, BUILD_SHARED_LIB, src, tmp_so, NULL, &cres, o ? o->on_output : NULL,
-                                    o ? o->ctx : NULL);
-    bool compiled = started == 0 && cres.exited && cres.exit_code == 0 && rename(tmp_so, student_so) == 0;
-    unlink(tmp_so);
-    free(tmp_so);
-    if (started < 0) {
+    if (toolchain_compile(t, BUILD_SHARED_LIB, src, student_so, NULL, timeout_s, &cres, o ? o->on_output : NULL,
+                          o ? o->ctx : NULL) < 0) {
+        /* ours, not the student's code: a workspace that cannot be written, nvcc that cannot start */
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         return false;
     }
-    r->compile_log = xstrdup(cres.output);
+    bool compiled = cres.exited && cres.exit_code == 0;
+    /* no log when nvcc did not finish: a report would call the compile ok */
+    if (!cres.interrupted && !cres.timed_out) {
+        r->compile_log = xstrdup(cres.output);
+        r->compile_log_dropped = cres.output_dropped;
+    }
     if (cres.interrupted) set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
-    else if (!compiled)
-        set_verdict(r, V_COMPILE_ERROR, cres.timed_out ? "nvcc did not finish in time" : "nvcc could not compile %s",
-                    e->file);
+    else if (cres.timed_out)
+        set_verdict(r, V_TIMEOUT,
+                    "the compiler did not finish in %d s: does %s #include a pipe or a device, or keep the compiler "
+                    "busy that long? (--timeout S sets the bound)",
+                    timeout_s, e->file);
+    else if (!compiled && toolchain_out_of_memory(cres.output))
+        set_verdict(r, V_COMPILE_ERROR,
+                    "the compiler ran out of memory on %s (the limit is %zu GiB for nvcc and each program it starts): "
+                    "an #include of a device file, or code that makes it build something huge?",
+                    e->file, COMPILE_MEMORY_LIMIT >> 30);
+    else if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s", e->file);
     proc_result_free(&cres);
     return compiled;
 }
@@ -464,8 +468,17 @@ static bool compile_course_file(const Toolchain *t, const Exercise *e, const cha
     char *log = NULL;
     bool compiled = toolchain_build_cached(t, BUILD_SHARED_LIB, src, so, NULL, &log) == 0;
     r->compile_log = log ? log : xstrdup("");
-    if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s (%s)", source, e->id);
+    if (!compiled && !log) set_verdict(r, V_SETUP_ERROR, "%s", last_error()); /* nvcc did not run */
+    else if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s (%s)", source, e->id);
     return compiled;
+}
+
+/* Ctrl-C during any program that grading ran (also one whose result does
+ * not reach us, like nvcc --version or a cached build) ends the grading. */
+static bool interrupted(GradeResult *r) {
+    if (!proc_take_interrupted()) return false;
+    set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
+    return true;
 }
 
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
@@ -480,10 +493,12 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
     CourseParts parts = {0};
+    proc_take_interrupted(); /* what was interrupted before is not this grading's */
     if (toolchain_find(&t) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }
+    if (interrupted(r)) goto out;
     if (!file_exists(student_cu)) {
         set_verdict(r, V_SETUP_ERROR, "your file '%s' is missing: 'gpucourse reset %s' brings back the stub",
                     student_cu, e->id);
@@ -495,7 +510,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     bool compiled = o && o->source ? compile_course_file(&t, e, student_cu, student_so, r)
                                    : compile_student(&t, e, student_cu, student_so, o, r);
     r->compile_s = now_seconds() - t0;
-    if (!compiled) goto out;
+    if (interrupted(r) || !compiled) goto out;
 
     if (!check_forbidden_symbols(e, student_so, r)) goto out;
 
@@ -509,15 +524,18 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     phase(o, "building the harness");
     char *log = NULL;
     if (grade_build_course_parts(&t, c, w, e, &parts, &log) < 0) {
-        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        if (!interrupted(r)) set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         free(r->compile_log);
         r->compile_log = log;
+        r->compile_log_dropped = 0;
         goto out;
     }
+    if (interrupted(r)) goto out;
 
     phase(o, "running");
     run_harness(e, &parts, student_so, o, r);
     if (r->verdict == V_PASS || r->verdict == V_SLOW) check_required_sass(&t, e, student_so, r);
+    interrupted(r);
 out:
     r->wall_s = now_seconds() - start;
     free(student_cu);

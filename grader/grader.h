@@ -60,6 +60,7 @@ typedef struct {
     Verdict verdict;
     char reason[1024];          /* one or two sentences: why */
     char *compile_log;          /* nvcc's output (warnings too), or NULL */
+    size_t compile_log_dropped; /* bytes of it beyond the cap */
     double compile_s;
     char *program_output;       /* what the student's code printed (capped) */
     size_t output_dropped;      /* bytes beyond the cap */

@@ -300,11 +300,40 @@ const char *libscan_title(const char *library) {
     return NULL;
 }
 
+/* Names can be renamed away (#define cub mylib); the source files the code
+ * was compiled from cannot: -lineinfo keeps their paths. The agents and
+ * dispatchers of CUB's device-wide algorithms, and Thrust's CUDA backend,
+ * are device-wide code whatever their namespace is called; block- and
+ * warp-level CUB (cub/block, cub/warp) is not. */
+static bool source_of_device_wide(const LibScan *s, const char *library, char *evidence, size_t size) {
+    static const struct {
+        const char *library, *path;
+    } sources[] = {
+        {"cub", "/cub/agent"},
+        {"cub", "/cub/device"},
+        {"thrust", "/thrust/system/cuda/detail"},
+    };
+    for (size_t k = 0; k < ARRAY_SIZE(sources); k++) {
+        if (strcmp(sources[k].library, library)) continue;
+        for (size_t i = 0; i < s->strings.count; i++) {
+            /* the line table names directories and files apart: ".../cccl/cub/agent" */
+            const char *at = strstr(s->strings.items[i], sources[k].path);
+            if (!at) continue;
+            char after = at[strlen(sources[k].path)];
+            if (after != '\0' && after != '/') continue;
+            snprintf(evidence, size, "code compiled from its %s", at + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
 bool libscan_uses(const LibScan *s, const char *library, char *evidence, size_t size) {
     for (size_t i = 0; i < ARRAY_SIZE(libraries); i++) {
         if (strcmp(libraries[i].name, library)) continue;
         if (!libraries[i].rule) return vendor_library(s, library, evidence, size);
         if (find_name(s, libraries[i].ns, libraries[i].rule, evidence, size)) return true;
+        if (source_of_device_wide(s, library, evidence, size)) return true;
         /* these are header-only: an undefined symbol of theirs is a library built from them */
         for (size_t k = 0; k < s->undefined.count; k++) {
             Part parts[MAX_PARTS];

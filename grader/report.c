@@ -4,18 +4,40 @@
 
 enum { SHOWN_OUTPUT_LINES = 40 };
 
+/* A capped text ends where the cap fell, maybe inside a character: it is
+ * shown up to its last whole character, and the bytes of the cut one count
+ * as dropped. */
+static size_t capped_len(const char *s, size_t *dropped) {
+    size_t len = s ? strlen(s) : 0;
+    if (!*dropped) return len;
+    size_t cut = utf8_cut(s, len);
+    *dropped += len - cut;
+    return cut;
+}
+
+/* Text that came from nvcc or the student's code: its escapes shown, not
+ * obeyed by the terminal. */
+static void print_visible(FILE *out, const char *s, size_t len) {
+    StrBuf sb = {0};
+    sb_add_visible(&sb, s, len);
+    if (sb.len) fwrite(sb.buf, 1, sb.len, out);
+    sb_free(&sb);
+}
+
 /* Prints at most `lines` lines of text, indented, and says how much was left out. */
 static void print_indented(FILE *out, const char *text, int lines, size_t dropped) {
     int shown = 0;
-    const char *s = text;
-    while (*s && shown < lines) {
-        const char *nl = strchr(s, '\n');
-        size_t len = nl ? (size_t)(nl - s) : strlen(s);
-        fprintf(out, "    | %.*s\n", (int)len, s);
+    const char *s = text, *end = text + capped_len(text, &dropped);
+    while (s < end && shown < lines) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        fputs("    | ", out);
+        print_visible(out, s, len);
+        fputc('\n', out);
         shown++;
         s += len + (nl ? 1 : 0);
     }
-    size_t rest = strlen(s) + dropped;
+    size_t rest = (size_t)(end - s) + dropped;
     if (rest) fprintf(out, "    | ... %zu more bytes not shown\n", rest);
 }
 
@@ -23,10 +45,11 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
     fprintf(out, "%s %s: %s\n", e->id, e->name, e->title);
     if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
         fprintf(out, "  compile    failed:\n");
-        print_indented(out, r->compile_log, 60, 0);
+        print_indented(out, r->compile_log, 60, r->compile_log_dropped);
     } else if (r->compile_log) {
         fprintf(out, "  compile    ok (%.1f s)\n", r->compile_s);
-        if (r->compile_log[0]) print_indented(out, r->compile_log, 20, 0);
+        if (r->compile_log[0] || r->compile_log_dropped)
+            print_indented(out, r->compile_log, 20, r->compile_log_dropped);
     }
     if (r->device[0]) fprintf(out, "  device     %s, %d SMs\n", r->device, r->sm_count);
     if (r->nchecks) {
@@ -39,7 +62,11 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         }
         fputc('\n', out);
     }
-    for (int i = 0; i < r->mismatches.count; i++) fprintf(out, "    %s\n", r->mismatches.items[i]);
+    for (int i = 0; i < r->mismatches.count; i++) {
+        fputs("    ", out);
+        print_visible(out, r->mismatches.items[i], strlen(r->mismatches.items[i]));
+        fputc('\n', out);
+    }
     if (r->timed) {
         fprintf(out, "  time       you       %9.3f ms  %7.0f GB/s\n", r->student.median_ms, r->gbps_student);
         fprintf(out, "             reference %9.3f ms  %7.0f GB/s\n", r->reference.median_ms, r->gbps_reference);
@@ -60,29 +87,42 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         fprintf(out, "  your program printed:\n");
         print_indented(out, r->program_output, SHOWN_OUTPUT_LINES, r->output_dropped);
     }
-    for (int i = 0; i < r->notes.count; i++) fprintf(out, "  note       %s\n", r->notes.items[i]);
+    for (int i = 0; i < r->notes.count; i++) {
+        fputs("  note       ", out);
+        print_visible(out, r->notes.items[i], strlen(r->notes.items[i]));
+        fputc('\n', out);
+    }
+    /* the reason may quote the student's code (a library it loaded, an error it caused) */
     if (r->verdict == V_PASS || r->verdict == V_SKIPPED)
-        fprintf(out, "%s %s: %s\n", r->verdict == V_PASS ? "PASS" : "SKIPPED", e->id, r->reason);
+        fprintf(out, "%s %s: ", r->verdict == V_PASS ? "PASS" : "SKIPPED", e->id);
     else
-        fprintf(out, "FAIL %s: %s: %s\n", e->id, verdict_title(r->verdict), r->reason);
+        fprintf(out, "FAIL %s: %s: ", e->id, verdict_title(r->verdict));
+    print_visible(out, r->reason, strlen(r->reason));
+    fputc('\n', out);
 }
 
-void json_string(FILE *out, const char *s) {
+/* Valid UTF-8 whatever s holds: U+FFFD for bytes that are not, control
+ * characters (C0, DEL, C1) escaped. */
+static void json_stringn(FILE *out, const char *s, size_t len) {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
+    for (size_t i = 0, n; i < len; i += n) {
+        long cp = utf8_decode(s + i, len - i, &n);
+        switch (cp) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
         case '\n': fputs("\\n", out); break;
         case '\t': fputs("\\t", out); break;
         case '\r': fputs("\\r", out); break;
         default:
-            if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-            else fputc(*p, out);
+            if (cp < 0) fputs("\xef\xbf\xbd", out);
+            else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) fprintf(out, "\\u%04lx", cp);
+            else fwrite(s + i, 1, n, out);
         }
     }
     fputc('"', out);
 }
+
+void json_string(FILE *out, const char *s) { json_stringn(out, s ? s : "", s ? strlen(s) : 0); }
 
 static void json_number(FILE *out, double v) {
     if (v != v || v > 1e300 || v < -1e300) fputs("null", out);
@@ -159,11 +199,14 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     json_number(out, r->floor_baseline);
     fputs(", \"library\": ", out);
     json_number(out, r->floor_library);
+    size_t log_dropped = r->compile_log_dropped, output_dropped = r->output_dropped;
+    size_t log_len = capped_len(r->compile_log, &log_dropped);
+    size_t output_len = capped_len(r->program_output, &output_dropped);
     fputs("},\n     \"compile_log\": ", out);
-    json_string(out, r->compile_log);
-    fputs(", \"program_output\": ", out);
-    json_string(out, r->program_output);
-    fprintf(out, ", \"program_output_dropped_bytes\": %zu, \"notes\": [", r->output_dropped);
+    json_stringn(out, r->compile_log ? r->compile_log : "", log_len);
+    fprintf(out, ", \"compile_log_dropped_bytes\": %zu, \"program_output\": ", log_dropped);
+    json_stringn(out, r->program_output ? r->program_output : "", output_len);
+    fprintf(out, ", \"program_output_dropped_bytes\": %zu, \"notes\": [", output_dropped);
     for (int i = 0; i < r->notes.count; i++) {
         if (i) fputs(", ", out);
         json_string(out, r->notes.items[i]);
@@ -190,19 +233,24 @@ void report_json(FILE *out, const Exercise *const *es, const GradeResult *rs, in
     fputs("]}\n", out);
 }
 
-static void xml_text(FILE *out, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
+/* XML 1.0 carries no C0 control but \n and \t, even as a reference, and
+ * only UTF-8 here: the same visible form as on a terminal, then escaped. */
+static void xml_textn(FILE *out, const char *s, size_t len) {
+    StrBuf sb = {0};
+    sb_add_visible(&sb, s, len);
+    for (size_t i = 0; i < sb.len; i++) {
+        switch (sb.buf[i]) {
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
         case '&': fputs("&amp;", out); break;
         case '"': fputs("&quot;", out); break;
-        default:
-            if (*p < 0x20 && *p != '\n' && *p != '\t') fputc('?', out); /* not allowed in XML 1.0 */
-            else fputc(*p, out);
+        default: fputc(sb.buf[i], out);
         }
     }
+    sb_free(&sb);
 }
+
+static void xml_text(FILE *out, const char *s) { xml_textn(out, s ? s : "", s ? strlen(s) : 0); }
 
 void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, int count) {
     int failures = 0, skipped = 0;
@@ -217,8 +265,11 @@ void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, i
             failures, skipped, total);
     for (int i = 0; i < count; i++) {
         const GradeResult *r = &rs[i];
-        fprintf(out, "  <testcase classname=\"gpucourse\" name=\"%s %s\" time=\"%.3f\">", es[i]->id, es[i]->name,
-                r->wall_s);
+        fputs("  <testcase classname=\"gpucourse\" name=\"", out);
+        xml_text(out, es[i]->id);
+        fputc(' ', out);
+        xml_text(out, es[i]->name);
+        fprintf(out, "\" time=\"%.3f\">", r->wall_s);
         if (r->verdict == V_SKIPPED) {
             fputs("<skipped message=\"", out);
             xml_text(out, r->reason);
@@ -231,7 +282,10 @@ void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, i
                 xml_text(out, r->mismatches.items[k]);
                 fputc('\n', out);
             }
-            if (r->verdict == V_COMPILE_ERROR) xml_text(out, r->compile_log);
+            if (r->verdict == V_COMPILE_ERROR && r->compile_log) {
+                size_t dropped = r->compile_log_dropped;
+                xml_textn(out, r->compile_log, capped_len(r->compile_log, &dropped));
+            }
             fputs("</failure>", out);
         }
         fputs("</testcase>\n", out);

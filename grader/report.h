@@ -16,7 +16,8 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r);
 void report_json(FILE *out, const Exercise *const *es, const GradeResult *rs, int count);
 void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, int count);
 
-/* JSON string with quotes and escapes. */
+/* JSON string with quotes and escapes, valid UTF-8 whatever s holds
+ * (U+FFFD for bytes that are not). */
 void json_string(FILE *out, const char *s);
 
 #endif

@@ -3,9 +3,13 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The one place for nvcc flags. Hopper's sm_90a target is named with
@@ -24,7 +28,7 @@ static const char *const harness_libs[] = {"-lcuda", "-ldl"};
 /* The student's runner holds no vendor library (harness/harness.h). */
 static const char *const runner_flags[] = {"-DGPUCOURSE_STUDENT_RUNNER"};
 
-enum { COMPILE_TIMEOUT_S = 300, COMPILE_LOG_LIMIT = 256 * 1024 };
+enum { COMPILE_LOG_LIMIT = 256 * 1024, SASS_TIMEOUT_S = 60, SASS_LIMIT = 16 << 20 };
 
 int toolchain_find(Toolchain *t) {
     memset(t, 0, sizeof *t);
@@ -86,11 +90,12 @@ char *toolchain_tool(const Toolchain *t, const char *name) {
 }
 
 /* The argv of one nvcc run; `hold` keeps the strings it made. */
-static const char **compile_argv(const Toolchain *t, BuildTarget target, const char *const *sources,
-                                 const char *output, const char *include_dir, StrList *hold) {
+static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarget target,
+                                 const char *const *sources, const char *output, const char *include_dir,
+                                 StrList *hold) {
     const char **argv = xcalloc(64, sizeof *argv);
     int n = 0;
-    argv[n++] = t->nvcc;
+    argv[n++] = nvcc;
     for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) argv[n++] = common_flags[i];
     if (target == BUILD_SHARED_LIB)
         for (size_t i = 0; i < ARRAY_SIZE(shared_lib_flags); i++) argv[n++] = shared_lib_flags[i];
@@ -116,17 +121,221 @@ static const char **compile_argv(const Toolchain *t, BuildTarget target, const c
     return argv;
 }
 
-int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
-                      const char *include_dir, ProcResult *res,
-                      void (*on_output)(const char *, size_t, void *), void *ctx) {
-    StrList hold = {0};
-    const char **argv = compile_argv(t, target, sources, output, include_dir, &hold);
-    ProcSpec spec = {.argv = argv, .timeout_s = COMPILE_TIMEOUT_S, .capture_limit = COMPILE_LOG_LIMIT,
-                     .on_output = on_output, .ctx = ctx};
-    int rc = proc_run(&spec, res);
-    free(argv);
-    strlist_free(&hold);
+/* What nvcc builds, inside its directory. */
+#define OUTPUT_NAME "output"
+
+/* What needs no quoting in the command lines nvcc gives to sh. */
+static const char plain_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-";
+
+static bool plain_name(const char *s) {
+    return *s && strcmp(s, ".") && strcmp(s, "..") && strspn(s, plain_chars) == strlen(s);
+}
+
+static char *absolute_path(const char *path) {
+    if (path[0] == '/') return xstrdup(path);
+    char *cwd = getcwd(NULL, 0);
+    char *abs = path_join(cwd ? cwd : ".", path);
+    free(cwd);
+    return abs;
+}
+
+static bool name_taken(const StrList *names, const char *name) {
+    if (!strcmp(name, OUTPUT_NAME)) return true;
+    for (int i = 0; i < names->count; i++)
+        if (!strcmp(names->items[i], name)) return true;
+    return false;
+}
+
+/* A fresh name in nvcc's directory: `want` when it is plain and free. */
+static char *fresh_name(const StrList *names, const char *want, const char *fallback_ext) {
+    if (plain_name(want) && !name_taken(names, want)) return xstrdup(want);
+    for (int k = 0;; k++) {
+        char *name = xprintf("src%d%s", k, fallback_ext);
+        if (!name_taken(names, name)) return name;
+        free(name);
+    }
+}
+
+/* The name by which nvcc, inside `work`, sees directory `dir`: a link made
+ * once per directory, named like it where that name is plain (so nvcc's
+ * messages say exercises/ex01_vector_add.cu). A source included through it
+ * finds its own "x.h" and "../x.h" as before. NULL with error set when the
+ * link cannot be made. */
+static const char *dir_link(const char *work, const char *dir, StrList *targets, StrList *names) {
+    char *target = absolute_path(dir);
+    for (int i = 0; i < targets->count; i++)
+        if (!strcmp(targets->items[i], target)) {
+            free(target);
+            return names->items[i];
+        }
+    char *name = fresh_name(names, strrchr(target, '/') + 1, "");
+    char *link = path_join(work, name);
+    bool made = symlink(target, link) == 0;
+    if (made) {
+        strlist_add(targets, target);
+        strlist_add(names, name);
+    } else {
+        error("cannot create '%s': %s", link, strerror(errno));
+    }
+    free(link);
+    free(name);
+    free(target);
+    return made ? names->items[names->count - 1] : NULL;
+}
+
+/* nvcc's directory: its links and files, and whatever nvcc left there. */
+static void remove_work_dir(const char *work) {
+    DIR *d = opendir(work);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *path = path_join(work, e->d_name);
+        unlink(path);
+        free(path);
+    }
+    if (d) closedir(d);
+    rmdir(work);
+}
+
+/* Where nvcc's directory goes: TMPDIR (where nvcc puts its own files)
+ * when its path is plain too, else /tmp. */
+static const char *work_base(void) {
+    const char *tmp = getenv("TMPDIR");
+    bool plain = tmp && tmp[0] == '/';
+    for (const char *p = tmp; plain && *p; p++) plain = *p == '/' || strchr(plain_chars, *p);
+    return plain ? tmp : "/tmp";
+}
+
+/* Copies nvcc's output, with its mode, into fd (a file beside the
+ * destination, renamed into place by the caller). */
+static int copy_output(const char *built, int fd, const char *dest) {
+    size_t len = 0;
+    char *data = read_file(built, &len);
+    struct stat st;
+    if (!data || stat(built, &st) < 0) {
+        free(data);
+        return error("nvcc succeeded but left no output");
+    }
+    int rc = 0;
+    for (size_t done = 0; rc == 0 && done < len;) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno != EINTR) rc = error("cannot write '%s': %s", dest, strerror(errno));
+        if (n > 0) done += (size_t)n;
+    }
+    if (rc == 0 && (fchmod(fd, st.st_mode & 0777) < 0 || fsync(fd) < 0))
+        rc = error("cannot write '%s': %s", dest, strerror(errno));
+    free(data);
     return rc;
+}
+
+int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
+                      const char *include_dir, double timeout_s, ProcResult *res,
+                      void (*on_output)(const char *, size_t, void *), void *ctx) {
+    memset(res, 0, sizeof *res);
+    /* first the file that takes the output's place, so that a workspace we
+     * cannot write stops us before nvcc runs (NAME.tmp.PID: what
+     * workspace_open clears when a killed gpucourse left it) */
+    char *tmp_out = xprintf("%s.tmp.%ld", output, (long)getpid());
+    int out_fd = open(tmp_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out_fd < 0) {
+        char *dir = path_dirname(output);
+        int rc = error("cannot write in '%s': %s", dir, strerror(errno));
+        free(dir);
+        free(tmp_out);
+        return rc;
+    }
+    char *work = xprintf("%s/gpucourse-nvcc-XXXXXX", work_base());
+    if (!mkdtemp(work)) {
+        int rc = error("cannot create a directory in '%s': %s", work_base(), strerror(errno));
+        close(out_fd);
+        unlink(tmp_out);
+        free(tmp_out);
+        free(work);
+        return rc;
+    }
+    /* Each source as nvcc sees it: a one-line file of ours that #includes
+     * it through its directory's link. nvcc also puts the real path of the
+     * file it was given into its command lines: ours is plain. */
+    StrList targets = {0}, names = {0}, hold = {0};
+    const char **src = xcalloc(64, sizeof *src);
+    int rc = 0, nsrc = 0;
+    bool placed = false;
+    for (int i = 0; rc == 0 && sources[i] && nsrc < 56; i++) {
+        const char *slash = strrchr(sources[i], '/'), *base = slash ? slash + 1 : sources[i];
+        const char *dot = strrchr(base, '.');
+        char *dir = path_dirname(sources[i]);
+        const char *link = NULL;
+        if (strpbrk(base, "$`\"\\\n"))
+            rc = error("cannot compile '%s': nvcc cannot take a '$', '`', '\"' or '\\' in a file name", sources[i]);
+        else if (!(link = dir_link(work, dir, &targets, &names)))
+            rc = -1;
+        if (link) {
+            char *name = fresh_name(&names, base, dot && plain_name(dot) ? dot : ".cu");
+            char *path = path_join(work, name);
+            char *text = xprintf("#include \"%s/%s\"\n", link, base);
+            rc = write_file_atomic(path, text, strlen(text));
+            strlist_add(&targets, ""); /* names[i] is a link to targets[i]; this one is a file */
+            strlist_add(&names, name);
+            src[nsrc++] = names.items[names.count - 1];
+            free(text);
+            free(path);
+            free(name);
+        }
+        free(dir);
+    }
+    const char *inc = NULL;
+    if (rc == 0 && include_dir && !(inc = dir_link(work, include_dir, &targets, &names))) rc = -1;
+    if (rc == 0) {
+        char *nvcc = absolute_path(t->nvcc); /* it runs in `work` */
+        const char **argv = compile_argv(t, nvcc, target, src, OUTPUT_NAME, inc, &hold);
+        ProcSpec spec = {.argv = argv, .dir = work, .timeout_s = timeout_s > 0 ? timeout_s : COMPILE_TIMEOUT_S,
+                         .memory_limit = COMPILE_MEMORY_LIMIT, .capture_limit = COMPILE_LOG_LIMIT,
+                         .on_output = on_output, .ctx = ctx};
+        rc = proc_run(&spec, res);
+        if (rc == 0 && res->exited && res->exit_code == 0) {
+            /* only a whole output takes the place of the old one */
+            char *built = path_join(work, OUTPUT_NAME);
+            if (copy_output(built, out_fd, output) < 0) rc = -1;
+            else if (rename(tmp_out, output) < 0) rc = error("cannot write '%s': %s", output, strerror(errno));
+            else placed = true;
+            if (rc < 0) {
+                proc_result_free(res);
+                memset(res, 0, sizeof *res);
+            }
+            free(built);
+        }
+        free(argv);
+        free(nvcc);
+    }
+    close(out_fd);
+    if (!placed) unlink(tmp_out);
+    remove_work_dir(work);
+    strlist_free(&targets);
+    strlist_free(&names);
+    strlist_free(&hold);
+    free(src);
+    free(work);
+    free(tmp_out);
+    return rc;
+}
+
+bool toolchain_out_of_memory(const char *log) {
+    /* cc1plus, cudafe++, the C++ runtime of cicc and ptxas, the C library */
+    static const char *const signs[] = {"out of memory", "memory exhausted", "bad_alloc", "Cannot allocate memory",
+                                        "Memory allocation failure"};
+    for (size_t i = 0; log && i < ARRAY_SIZE(signs); i++)
+        if (strstr(log, signs[i])) return true;
+    return false;
+}
+
+/* Why an nvcc run that did not succeed failed, when it was not simply the
+ * code: "" otherwise. */
+static const char *compile_failure(const ProcResult *res, char *buf, size_t size) {
+    if (res->interrupted) snprintf(buf, size, "nvcc was interrupted");
+    else if (res->timed_out) snprintf(buf, size, "nvcc did not finish in %d s", COMPILE_TIMEOUT_S);
+    else if (toolchain_out_of_memory(res->output))
+        snprintf(buf, size, "nvcc ran out of memory (the limit is %zu GiB)", COMPILE_MEMORY_LIMIT >> 30);
+    else buf[0] = '\0';
+    return buf;
 }
 
 static int compare_names(const void *a, const void *b) {
@@ -189,23 +398,47 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
         free(stamp_path);
         return 0;
     }
-    /* build beside and rename: a concurrent gpucourse never runs half a file */
-    char *tmp = xprintf("%s.tmp.%ld", output, (long)getpid());
+    /* toolchain_compile renames a whole output into place: a concurrent
+     * gpucourse never runs half a file */
     ProcResult res;
-    int rc = toolchain_compile(t, target, sources, tmp, include_dir, &res, NULL, NULL);
+    int rc = toolchain_compile(t, target, sources, output, include_dir, 0, &res, NULL, NULL);
     if (rc == 0) {
-        bool ok = res.exited && res.exit_code == 0;
-        if (!ok) {
-            rc = error("cannot build '%s'%s", output, res.timed_out ? ": nvcc timed out" : "");
-            if (log) *log = xstrdup(res.output);
-            unlink(tmp);
-        } else if (rename(tmp, output) < 0 || write_file_atomic(stamp_path, want, strlen(want)) < 0) {
-            rc = error("cannot write '%s'", output);
+        char why[128];
+        if (!res.exited || res.exit_code != 0) {
+            compile_failure(&res, why, sizeof why);
+            rc = error("cannot build '%s'%s%s", output, why[0] ? ": " : "", why);
+            /* the reason also where only the log is shown */
+            if (log) *log = why[0] ? xprintf("%sgpucourse: %s\n", res.output, why) : xstrdup(res.output);
+        } else if (write_file_atomic(stamp_path, want, strlen(want)) < 0) {
+            rc = -1;
         }
         proc_result_free(&res);
     }
-    free(tmp);
     free(stamp_path);
+    return rc;
+}
+
+int toolchain_sass(const Toolchain *t, const char *file, char **sass) {
+    *sass = NULL;
+    char *cuobjdump = toolchain_tool(t, "cuobjdump");
+    if (!cuobjdump) return error("cuobjdump not found");
+    const char *argv[] = {cuobjdump, "-sass", file, NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = SASS_TIMEOUT_S, .capture_limit = SASS_LIMIT};
+    ProcResult res;
+    int rc = proc_run(&spec, &res);
+    free(cuobjdump);
+    if (rc < 0) return -1;
+    int first_line = (int)strcspn(res.output, "\n");
+    if (res.interrupted) rc = error("cuobjdump was interrupted");
+    else if (res.timed_out) rc = error("cuobjdump did not finish in %d s", SASS_TIMEOUT_S);
+    else if (!res.exited) rc = error("cuobjdump was killed by signal %d (%s)", res.signal, strsignal(res.signal));
+    else if (res.exit_code != 0)
+        rc = error("cuobjdump failed (exit code %d)%s%.*s", res.exit_code, first_line ? ": " : "",
+                   first_line < 200 ? first_line : 200, res.output);
+    else if (res.output_dropped) /* an instruction may be in what was not kept */
+        rc = error("cuobjdump printed more than %d MiB", SASS_LIMIT >> 20);
+    else *sass = xstrdup(res.output);
+    proc_result_free(&res);
     return rc;
 }
 

@@ -25,15 +25,37 @@ void toolchain_free(Toolchain *t);
  * (harness/runner.cu without the vendor library). */
 typedef enum { BUILD_SHARED_LIB, BUILD_HARNESS, BUILD_RUNNER } BuildTarget;
 
-/* Runs nvcc. sources is NULL-terminated. The output (errors, warnings) is in
- * res. Returns -1 only when nvcc could not be started. */
+/* The bounds of every nvcc run. Time: COMPILE_TIMEOUT_S unless the caller
+ * gives another (grade --timeout S bounds the student's file). Memory: the
+ * address space of nvcc and of each program it starts (cudafe++, cicc,
+ * ptxas, cc1plus); the biggest course build (a harness kind with CUB) needs
+ * about 0.75 GiB, a student file full of Thrust and CUB about 1 GiB, and an
+ * #include of /dev/zero stops at the limit within seconds. */
+enum { COMPILE_TIMEOUT_S = 300 };
+#define COMPILE_MEMORY_LIMIT ((size_t)2 << 30)
+
+/* Runs nvcc. sources is NULL-terminated; timeout_s 0 means COMPILE_TIMEOUT_S.
+ * nvcc hands its steps to sh as command lines that hold the sources' paths
+ * (also their real paths), and a '$', '`' or '"' in one breaks them: so it
+ * runs in a fresh directory of plain names under TMPDIR, with links to the
+ * sources' directories and, for each source, a one-line file that includes
+ * it. `output` is replaced, whole, only when nvcc succeeded. nvcc's output
+ * (errors, warnings) is in res. Returns -1 with error set, and res empty,
+ * when nvcc could not be started or `output` cannot be written (checked
+ * before nvcc runs). */
 int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
-                      const char *include_dir, ProcResult *res,
+                      const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx);
+
+/* Whether nvcc's output says that it or a program it started ran out of
+ * memory (COMPILE_MEMORY_LIMIT). */
+bool toolchain_out_of_memory(const char *log);
 
 /* Builds `output` from sources unless a stamp beside it says the same
  * sources and flags built it already. Returns 0 when it is up to date,
- * -1 with error set (and *log the compiler output, if any) when it fails. */
+ * -1 with error set when it fails: *log is the compiler output when nvcc ran
+ * and failed (the error says why: timed out, out of memory, interrupted),
+ * NULL when it could not run (a setup error). */
 int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *output, const char *include_dir, char **log);
 
@@ -52,5 +74,10 @@ void gpu_probe(GpuInfo *g);
 
 /* "nvcc" -> full path of a CUDA tool (nvcc's directory first, then PATH). */
 char *toolchain_tool(const Toolchain *t, const char *name);
+
+/* The machine code of a compiled file (cuobjdump -sass) in *sass. Returns
+ * -1 with error set saying why not: cuobjdump is missing, failed, did not
+ * finish in time, or was interrupted (proc_take_interrupted() says so). */
+int toolchain_sass(const Toolchain *t, const char *file, char **sass);
 
 #endif

@@ -24,6 +24,7 @@
 #include "rules.h"
 
 #include <cuda_runtime.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -295,26 +296,42 @@ static void expect_silence(Runner &r, const char *doing) {
     if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) await(r, ~0ull, doing);
 }
 
+// Whether every thread of pid is stopped (or the process is gone).
+static bool all_threads_stopped(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) return true;
+    bool stopped = true;
+    for (struct dirent *e; stopped && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char stat_path[384], buf[512];
+        snprintf(stat_path, sizeof stat_path, "%s/%s/stat", path, e->d_name);
+        int fd = open(stat_path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;  // the thread ended
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        const char *state = strrchr(buf, ')');
+        stopped = !state || state[1] == '\0' || strchr("tTZX", state[2]);
+    }
+    closedir(d);
+    return stopped;
+}
+
 // Freezes a runner between its calls: a stopped process launches no work,
 // runs no threads and cannot disturb the other contestants' timing.
 static void freeze(Runner &r) {
     if (r.pid <= 0 || r.stopped) return;
     kill(r.pid, SIGSTOP);
     r.stopped = true;
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)r.pid);
-    for (int i = 0; i < 20000; i++) {  // wait until it is stopped, not only signalled
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0) return;
-        buf[n] = '\0';
-        const char *state = strrchr(buf, ')');
-        if (!state || state[1] == '\0' || state[2] == 'T' || state[2] == 't' || state[2] == 'Z' || state[2] == 'X')
-            return;
-        usleep(5);
+    for (int i = 0; i < 20000; i++) {  // until every thread has stopped, not only been signalled
+        if (all_threads_stopped(r.pid)) return;
+        usleep(10);
     }
+    if (&r == &student_runner) violation("protocol", "the process running your code could not be stopped between calls");
+    fail(EXIT_CUDA, "runner: the trusted runner could not be stopped between calls");
 }
 
 static void thaw(Runner &r) {
@@ -393,7 +410,7 @@ static void bind(Problem &p, int c) {
     for (int i = 0; i < p.narrays[c]; i++) close(fds[i]);
     Msg a = await(r, m.seq, "while its arrays were handed over");
     freeze(r);
-    if (a.type == MSG_FAIL) fail(EXIT_CUDA, "%s", a.text);
+    if (a.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", a.text);  // never a verdict the runner picks
 }
 
 static void alloc_shared(SharedBuf *b, size_t bytes, const char *what) {
@@ -869,9 +886,13 @@ static void start_runners(const char *student, const char *runner, const char *r
     if (m.type == MSG_FAIL) fail(!strncmp(m.text, "load: ", 6) ? EXIT_LOAD : EXIT_CUDA, "%s", m.text);
     freeze(trusted_runner);
 
+    // A runner's text never picks the kind of the error line (a student's
+    // "nogpu: ..." must not read as a skipped run); only "load:" passes, and
+    // a forged one only makes the student's own verdict a compile error.
     spawn_runner(student_runner, runner, "--student", student);
     m = await(student_runner, 0, "while loading your library");
-    if (m.type == MSG_FAIL) fail(!strncmp(m.text, "load: ", 6) ? EXIT_LOAD : EXIT_CUDA, "%s", m.text);
+    if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
+    if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
     result("sandbox: %s", m.text);
     freeze(student_runner);
 }

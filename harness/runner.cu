@@ -129,54 +129,49 @@ static void add_nvidia_devices(std::vector<std::string> &out) {
     }
 }
 
-// The student's code may read the libraries this process already uses and
-// the system's library directories, and nothing of the course, the
-// workspace or the CUDA toolkit besides the runtime already loaded; it may
-// write only to the GPU's device files.
-static void enter_sandbox(const char *library, std::string &status) {
-    std::vector<std::string> reads = {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc", library};
-    char **mapped = sandbox_mapped_files(NULL);
-    for (int i = 0; mapped && mapped[i]; i++) {
-        reads.push_back(mapped[i]);
-        // the driver's own directory: it loads more of its libraries later
-        if (strstr(mapped[i], "/libcuda.so")) {
-            std::string dir(mapped[i]);
-            reads.push_back(dir.substr(0, dir.rfind('/')));
-        }
-    }
-    free(mapped);  // one allocation
-    std::vector<std::string> writes;
-    add_nvidia_devices(writes);
-    std::vector<const char *> r, w;
-    for (auto &s : reads) r.push_back(s.c_str());
-    for (auto &s : writes) w.push_back(s.c_str());
-    r.push_back(NULL);
-    w.push_back(NULL);
+// The student's code may read the whole file system but the build
+// directory (where the reference's library and the judges live), of which
+// only its own library and this runner; it may write to the GPU's device
+// files alone. Entered before CUDA starts its threads, so that Landlock binds
+// every thread of the process (before Landlock ABI 8 it cannot bind threads
+// that already run).
+static void readable_paths(const char *library, std::vector<std::string> &hold) {
+    std::string lib = library;
+    char *real = realpath(library, NULL);
+    if (real) lib = real;
+    free(real);
+    std::string build_dir = lib.substr(0, lib.rfind('/'));
+    char **beside = sandbox_paths_beside(build_dir.c_str());
+    for (char **p = beside; p && *p; p++) hold.push_back(*p);
+    sandbox_free_paths(beside);
+    hold.push_back(lib);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) hold.push_back(std::string(exe, (size_t)n));
+}
 
-    // Host memory: half the machine's RAM at most, so that a runaway
-    // allocation fails in the student's code instead of starving the machine.
+static const char **c_list(std::vector<std::string> &from, std::vector<const char *> &to) {
+    for (auto &s : from) to.push_back(s.c_str());
+    to.push_back(NULL);
+    return to.data();
+}
+
+// Host memory: half the machine's RAM at most, so that a runaway allocation
+// fails in the student's code instead of starving the machine.
+static void limit_host_memory(void) {
     struct sysinfo si;
     if (sysinfo(&si) == 0) {
         rlim_t half = (rlim_t)si.totalram * si.mem_unit / 2;
         struct rlimit lim = {half, half};
         setrlimit(RLIMIT_DATA, &lim);
     }
-    SandboxSpec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.read_paths = r.data();
-    spec.write_paths = w.data();
-    spec.file_size_bytes = 1 << 20;
-    spec.max_open_files = 1024;
-    SandboxStatus st;
-    memset(&st, 0, sizeof st);
-    if (sandbox_enter(&spec, &st) < 0) {
-        status = std::string("error: ") + st.note;
-        return;
-    }
+}
+
+static std::string sandbox_text(const SandboxStatus &st) {
     char text[400];
     snprintf(text, sizeof text, "landlock %d%s, seccomp %s%s%s", st.landlock_abi, st.landlock ? "" : " (off)",
              st.seccomp ? "on" : "off", st.note[0] ? "; " : "", st.note);
-    status = text;
+    return text;
 }
 
 // Serves the judge until it says QUIT or goes away.
@@ -184,7 +179,23 @@ static int serve(bool trusted, const char *library) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
     signal(SIGPIPE, SIG_IGN);
-    cudaError_t err = cudaFree(0);  // the context, before any restriction applies
+    std::vector<std::string> reads, writes;
+    std::vector<const char *> r, w;
+    readable_paths(library, reads);
+    add_nvidia_devices(writes);
+    SandboxSpec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.read_paths = c_list(reads, r);
+    spec.write_paths = c_list(writes, w);
+    spec.file_size_bytes = 1 << 20;
+    spec.max_open_files = 1024;
+    SandboxStatus st;
+    memset(&st, 0, sizeof st);
+    if (!trusted && sandbox_restrict_files(&spec, &st) < 0) {
+        reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());
+        return 3;
+    }
+    cudaError_t err = cudaFree(0);  // the context, and CUDA's threads
     cudaEvent_t start, stop;
     if (err == cudaSuccess) err = cudaEventCreate(&start);
     if (err == cudaSuccess) err = cudaEventCreate(&stop);
@@ -194,12 +205,13 @@ static int serve(bool trusted, const char *library) {
         return 3;
     }
     std::string status = "trusted";
-    if (!trusted) {
-        enter_sandbox(library, status);
-        if (!status.compare(0, 7, "error: ")) {
-            reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + status.substr(7)).c_str());
+    if (!trusted) {  // the rest of the sandbox: limits, and the syscall filter on every thread
+        limit_host_memory();
+        if (sandbox_enter(&spec, &st) < 0) {
+            reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());
             return 3;
         }
+        status = sandbox_text(st);
     }
     // The library's static initializers run here, already inside the sandbox.
     void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -333,6 +334,9 @@ enum verdict {
     SELF_OR_ZERO,  /* EPERM unless arg0 is 0 (= self) or this process's pid */
     PRCTL_OPTIONS, /* EPERM for the prctl options below, others allowed */
     OPEN_READ_ARG1, /* open: EPERM when the flags (arg1) ask to write or create */
+    MMAP_NOT_WX,    /* mmap: EPERM for memory both writable and executable (prot in arg2) */
+    PROT_NOT_X,     /* mprotect: EPERM when it makes memory executable (prot in arg2) */
+    SHMAT_NOT_X,    /* shmat: EPERM for SHM_EXEC (arg2) */
     OPEN_READ_ARG2, /* openat: the same with the flags in arg2 */
 };
 
@@ -519,6 +523,68 @@ static const struct rule rules[] = {
 #ifdef SYS_mknodat
     {SYS_mknodat, DENY},
 #endif
+/* File metadata: modes, owners, times, extended attributes. Landlock has no
+ * rights for them; chmod 000 on the judge's binary would break later runs. */
+#ifdef SYS_chmod
+    {SYS_chmod, DENY},
+#endif
+#ifdef SYS_fchmod
+    {SYS_fchmod, DENY},
+#endif
+#ifdef SYS_fchmodat
+    {SYS_fchmodat, DENY},
+#endif
+    {452 /* fchmodat2 */, DENY},
+#ifdef SYS_chown
+    {SYS_chown, DENY},
+#endif
+#ifdef SYS_fchown
+    {SYS_fchown, DENY},
+#endif
+#ifdef SYS_lchown
+    {SYS_lchown, DENY},
+#endif
+#ifdef SYS_fchownat
+    {SYS_fchownat, DENY},
+#endif
+#ifdef SYS_utime
+    {SYS_utime, DENY},
+#endif
+#ifdef SYS_utimes
+    {SYS_utimes, DENY},
+#endif
+#ifdef SYS_utimensat
+    {SYS_utimensat, DENY},
+#endif
+#ifdef SYS_futimesat
+    {SYS_futimesat, DENY},
+#endif
+#ifdef SYS_setxattr
+    {SYS_setxattr, DENY},
+    {SYS_lsetxattr, DENY},
+    {SYS_fsetxattr, DENY},
+    {SYS_removexattr, DENY},
+    {SYS_lremovexattr, DENY},
+    {SYS_fremovexattr, DENY},
+#endif
+    {463 /* setxattrat */, DENY},
+    {466 /* removexattrat */, DENY},
+/* Code from memory: once the runner is up, no memory becomes executable
+ * unless it is mapped from a file (the student's library), which the
+ * judge then sees in the runner's maps. Copying the reference's code into
+ * anonymous memory to hide it from that check is refused here. */
+#ifdef SYS_mmap
+    {SYS_mmap, MMAP_NOT_WX},
+#endif
+#ifdef SYS_mprotect
+    {SYS_mprotect, PROT_NOT_X},
+#endif
+#ifdef SYS_pkey_mprotect
+    {SYS_pkey_mprotect, PROT_NOT_X},
+#endif
+#ifdef SYS_shmat
+    {SYS_shmat, SHMAT_NOT_X},
+#endif
 /* prctl: dumpable (hides from the grader), parent-death signal, ptracer */
 #ifdef SYS_prctl
     {SYS_prctl, PRCTL_OPTIONS},
@@ -542,6 +608,8 @@ static const struct rule rules[] = {
 #define SB_ARG_LO(i) (SB_ARG0_LO + 8 * (i))
 /* open flags that write, create or empty a file */
 #define SB_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
+
+#define SB_SHM_EXEC 0100000 /* SHM_EXEC from <linux/shm.h> */
 
 #define SB_ALLOW SECCOMP_RET_ALLOW
 #define SB_EPERM (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
@@ -588,6 +656,20 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     case OPEN_READ_ARG2:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(v == OPEN_READ_ARG1 ? 1 : 2), 0, 0);
         emit(b, BPF_JMP | BPF_JSET | BPF_K, SB_WRITE_FLAGS, 0, 1);
+        ret(b, SB_EPERM);
+        ret(b, SB_ALLOW);
+        break;
+    case MMAP_NOT_WX:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
+        emit(b, BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 0, 1);
+        ret(b, SB_EPERM);
+        ret(b, SB_ALLOW);
+        break;
+    case PROT_NOT_X:
+    case SHMAT_NOT_X:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, v == PROT_NOT_X ? PROT_EXEC : SB_SHM_EXEC, 0, 1);
         ret(b, SB_EPERM);
         ret(b, SB_ALLOW);
         break;
@@ -667,12 +749,89 @@ static int enter_seccomp(SandboxStatus *st) {
 
 /* ---- the whole ----------------------------------------------------------------- */
 
+void sandbox_probe(SandboxStatus *st) {
+    memset(st, 0, sizeof *st);
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi > 0) {
+        st->landlock_abi = (int)abi;
+        st->landlock = true;
+    } else {
+        note_add(st, "no Landlock on this kernel (%s): file access would not be restricted",
+                 errno == EOPNOTSUPP ? "disabled at boot" : errno == ENOSYS ? "not built in" : strerror(errno));
+    }
+    /* with filters built in, a NULL program is EFAULT (and installs nothing) */
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) != 0 && errno == EFAULT) st->seccomp = true;
+    else note_add(st, "no seccomp filters on this kernel: syscalls would not be filtered");
+}
+
+/* What sandbox_restrict_files did, for sandbox_enter to report. */
+static bool files_restricted;
+static SandboxStatus files_status;
+
+int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status) {
+    static const SandboxSpec nothing;
+    SandboxStatus scratch;
+    if (!spec) spec = &nothing;
+    if (!status) status = &scratch;
+    memset(status, 0, sizeof *status);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(status, "prctl(PR_SET_NO_NEW_PRIVS)");
+    if (enter_landlock(spec, status) != 0) return -1;
+    files_restricted = true;
+    files_status = *status;
+    return 0;
+}
+
+static int add_path(char ***paths, size_t *n, const char *path) {
+    char **grown = realloc(*paths, (*n + 2) * sizeof **paths);
+    if (!grown) return -1;
+    *paths = grown;
+    if (!(grown[*n] = strdup(path))) return -1;
+    grown[++*n] = NULL;
+    return 0;
+}
+
+char **sandbox_paths_beside(const char *hidden) {
+    char *real = realpath(hidden, NULL);
+    if (!real) return NULL;
+    char **paths = calloc(1, sizeof *paths);
+    size_t n = 0;
+    char dir[4096] = "/";
+    for (const char *p = real + 1; paths && *p;) { /* dir is an ancestor of hidden; p the rest */
+        size_t len = strcspn(p, "/");
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            if (strlen(e->d_name) == len && !strncmp(e->d_name, p, len)) continue; /* the way down */
+            char path[4096 + 256];
+            snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name);
+            if (add_path(&paths, &n, path) < 0) {
+                sandbox_free_paths(paths);
+                paths = NULL;
+                break;
+            }
+        }
+        if (d) closedir(d);
+        size_t used = strlen(dir);
+        snprintf(dir + used, sizeof dir - used, "%s%.*s", strcmp(dir, "/") ? "/" : "", (int)len, p);
+        p += len;
+        while (*p == '/') p++;
+    }
+    free(real);
+    return paths;
+}
+
+void sandbox_free_paths(char **paths) {
+    for (char **p = paths; p && *p; p++) free(*p);
+    free(paths);
+}
+
 int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
     static const SandboxSpec nothing;
     SandboxStatus scratch;
     if (!spec) spec = &nothing;
     if (!status) status = &scratch;
     memset(status, 0, sizeof *status);
+    if (files_restricted) *status = files_status;
 
     /* 1. limits; RLIMIT_AS and RLIMIT_DATA stay: CUDA reserves huge address ranges */
     if (set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, status) != 0) return -1;
@@ -687,8 +846,8 @@ int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
     /* 2. no setuid or file-capability gains from here on (Landlock and
      *    seccomp need it without CAP_SYS_ADMIN) */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(status, "prctl(PR_SET_NO_NEW_PRIVS)");
-    /* 3. files, TCP, signals */
-    if (enter_landlock(spec, status) != 0) return -1;
+    /* 3. files, TCP, signals (unless sandbox_restrict_files did it before any thread existed) */
+    if (!files_restricted && enter_landlock(spec, status) != 0) return -1;
     /* 4. syscalls */
     if (enter_seccomp(status) != 0) return -1;
     /* RLIMIT_NOFILE last: the steps above open descriptors of their own */

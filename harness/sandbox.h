@@ -30,12 +30,32 @@ typedef struct {
     char note[256];   /* what is not enforced on this machine and why; empty if everything is */
 } SandboxStatus;
 
+/* Landlock alone (and no_new_privs), for a process that has no other
+ * thread yet: before ABI 8 a Landlock domain binds only the calling thread
+ * and the threads it starts later, so the runner calls this before CUDA
+ * starts its own threads, and sandbox_enter (which then skips Landlock)
+ * after CUDA is up. Same return convention as sandbox_enter. */
+int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status);
+
+/* Every path beside the way to `hidden`: the entries of each directory from
+ * / down to hidden's parent, except the one that leads to hidden. As
+ * read_paths they allow reading the whole file system but `hidden` (the
+ * build directory, with the reference's library and the judges). A
+ * NULL-terminated array of strings, all freed by sandbox_free_paths. */
+char **sandbox_paths_beside(const char *hidden);
+void sandbox_free_paths(char **paths);
+
 /* Sets the limits, no_new_privs, Landlock and the seccomp filter, in that
  * order, for the calling process. What the kernel lacks is reported in
  * status->note and is not an error. Returns 0, or -1 with the reason in
  * status->note when something available could not be installed: the
  * process may then be partly restricted and must not run untrusted code. */
 int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status);
+
+/* What this machine would enforce, without entering anything (for
+ * `gpucourse doctor`): the Landlock ABI and whether seccomp filters work;
+ * note says what would be missing. */
+void sandbox_probe(SandboxStatus *status);
 
 /* The files mapped in this process (from /proc/self/maps: libraries, the
  * executable, mapped devices), each once, in order of first mapping: to add

@@ -4,11 +4,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
+
+#include "yamlguard.h"
 
 /* One YAML file being read: its document and where problems go. */
 typedef struct {
@@ -38,35 +41,38 @@ static void problem_at(Yaml *y, const yaml_node_t *n, const char *fmt, ...) {
     free(line);
 }
 
-/* Parses a whole file into y->doc; syntax errors become problems. */
+/* Parses a whole file into y->doc; syntax errors become problems. The guard
+ * first: a tree is built only of a document within its limits. */
 static bool yaml_open(Yaml *y, const char *path, const char *shown, StrList *problems) {
     memset(y, 0, sizeof *y);
     y->file = shown;
     y->problems = problems;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        char *msg = xprintf("%s: cannot open: %s", shown, strerror(errno));
-        strlist_add(problems, msg);
-        free(msg);
+    size_t len;
+    char *text = read_file(path, &len);
+    char err[512];
+    if (!text || yaml_guard_check(text, len, shown, err, sizeof err) < 0) {
+        if (!text) snprintf(err, sizeof err, "%s: %s", shown, last_error());
+        strlist_add(problems, err);
+        free(text);
         return false;
     }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     bool ok = yaml_parser_load(&parser, &y->doc);
     if (!ok) {
+        size_t line, col;
+        yaml_guard_error_pos(&parser, text, len, &line, &col);
         char *msg;
         if (parser.context)
-            msg = xprintf("%s:%zu:%zu: %s %s", shown, parser.problem_mark.line + 1,
-                          parser.problem_mark.column + 1, parser.problem, parser.context);
+            msg = xprintf("%s:%zu:%zu: %s %s", shown, line, col, parser.problem, parser.context);
         else
-            msg = xprintf("%s:%zu:%zu: %s", shown, parser.problem_mark.line + 1,
-                          parser.problem_mark.column + 1, parser.problem ? parser.problem : "cannot parse");
+            msg = xprintf("%s:%zu:%zu: %s", shown, line, col, parser.problem ? parser.problem : "cannot parse");
         strlist_add(problems, msg);
         free(msg);
     }
     yaml_parser_delete(&parser);
-    fclose(f);
+    free(text);
     if (ok && !yaml_document_get_root_node(&y->doc)) {
         char *msg = xprintf("%s:1:1: the file is empty", shown);
         strlist_add(problems, msg);
@@ -102,6 +108,7 @@ static bool check_keys(Yaml *y, yaml_node_t *map, const char *const *allowed, co
         return false;
     }
     bool ok = true;
+    bool seen[32] = {false}; /* by index in allowed: linear in the keys, however many */
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *kn = node_at(y, p->key);
         const char *k = scalar(kn);
@@ -110,22 +117,19 @@ static bool check_keys(Yaml *y, yaml_node_t *map, const char *const *allowed, co
             ok = false;
             continue;
         }
-        bool known = false;
-        for (const char *const *a = allowed; *a; a++) known |= !strcmp(*a, k);
-        if (!known) {
+        const char *const *a = allowed;
+        while (*a && strcmp(*a, k)) a++;
+        if (!*a) {
             StrBuf list = {0};
-            for (const char *const *a = allowed; *a; a++) sb_printf(&list, "%s%s", a == allowed ? "" : ", ", *a);
+            for (a = allowed; *a; a++) sb_printf(&list, "%s%s", a == allowed ? "" : ", ", *a);
             problem_at(y, kn, "unknown key '%s' in %s (known: %s)", k, what, list.buf);
             sb_free(&list);
             ok = false;
+        } else if (seen[a - allowed]) {
+            problem_at(y, kn, "key '%s' given twice in %s", k, what);
+            ok = false;
         }
-        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-            const char *earlier = scalar(node_at(y, q->key));
-            if (earlier && !strcmp(earlier, k)) {
-                problem_at(y, kn, "key '%s' given twice in %s", k, what);
-                ok = false;
-            }
-        }
+        if (*a) seen[a - allowed] = true;
     }
     return ok;
 }
@@ -157,6 +161,10 @@ static double get_number(Yaml *y, yaml_node_t *map, const char *key, bool requir
     double v = s ? strtod(s, &end) : 0;
     if (!s || end == s || *end) {
         problem_at(y, n, "'%s' must be a number, not '%s'", key, s ? s : "a list or mapping");
+        return fallback;
+    }
+    if (!isfinite(v)) { /* NaN would pass the range check below: every comparison with it is false */
+        problem_at(y, n, "'%s' must be a finite number, not '%s'", key, s);
         return fallback;
     }
     if (v < lo || v > hi) {
@@ -292,7 +300,9 @@ static bool is_name(const char *s) {
     return true;
 }
 
-static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
+/* check_order: false when an earlier chapter could not be read, so that this
+ * exercise's place in the course is unknown. */
+static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "timeout", "hints", "required_sass",
                                        "forbidden_symbols", "forbidden_libraries", NULL};
@@ -310,7 +320,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
         if (n->type != YAML_MAPPING_NODE) return;
     }
     e->id = get_string(y, n, "id", true);
-    if (e->id) {
+    if (e->id && check_order) {
         if (strcmp(e->id, expected))
             problem_at(y, map_get(y, n, "id"), "id '%s' out of course order: this exercise must be '%s'", e->id,
                        expected);
@@ -369,13 +379,16 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     y->breadcrumb = NULL;
 }
 
-static void parse_chapter(Course *c, const char *dir, int number, StrList *problems) {
+/* Returns whether the chapter's list of exercises was read: if not, the
+ * course order of the chapters after it is unknown. */
+static bool parse_chapter(Course *c, const char *dir, int number, bool check_order, StrList *problems) {
     static const char *const keys[] = {"title", "lesson", "exercises", NULL};
     char *rel = xprintf("course/%s/chapter.yaml", dir);
     char *path = path_join(c->root, rel);
     Chapter *ch = &c->chapters[number];
     ch->dir = xstrdup(dir);
     ch->first = c->nexercises;
+    bool listed = false;
     Yaml y;
     if (!yaml_open(&y, path, rel, problems)) goto out;
     yaml_node_t *root = yaml_document_get_root_node(&y.doc);
@@ -401,37 +414,47 @@ static void parse_chapter(Course *c, const char *dir, int number, StrList *probl
         memset(e, 0, sizeof *e);
         e->index = c->nexercises++;
         e->chapter = number;
-        parse_exercise(c, &y, node_at(&y, *it), e);
+        parse_exercise(c, &y, node_at(&y, *it), e, check_order);
         ch->count++;
     }
+    listed = true;
 close:
     yaml_close(&y);
 out:
     free(rel);
     free(path);
+    return listed;
 }
 
-/* Ids and names must be unique across the whole course. */
+static const char *unique_field(const Exercise *e, int f) { return f == 0 ? e->id : f == 1 ? e->name : e->file; }
+
+/* Ids, names and files must be unique across the whole course. Each repeat is
+ * reported once, against the first, found through a hash table of exercise
+ * indices: linear however many exercises a chapter lists. */
 static void check_unique(Course *c, StrList *problems) {
-    for (int i = 0; i < c->nexercises; i++)
-        for (int j = 0; j < i; j++) {
-            Exercise *a = &c->exercises[j], *b = &c->exercises[i];
-            if (a->id && b->id && !strcmp(a->id, b->id)) {
-                char *m = xprintf("%s: duplicate id '%s' (first at %s)", b->where, b->id, a->where);
-                strlist_add(problems, m);
-                free(m);
+    size_t size = 2 * (size_t)c->nexercises + 1;
+    int *tables = xmalloc(3 * size * sizeof *tables); /* one per field */
+    for (size_t h = 0; h < 3 * size; h++) tables[h] = -1;
+    for (int i = 0; i < c->nexercises; i++) {
+        Exercise *b = &c->exercises[i];
+        for (int f = 0; f < 3; f++) {
+            const char *s = unique_field(b, f);
+            if (!s) continue;
+            int *first = tables + f * size;
+            size_t h = hash_str(HASH_INIT, s) % size;
+            while (first[h] >= 0 && strcmp(unique_field(&c->exercises[first[h]], f), s)) h = (h + 1) % size;
+            if (first[h] < 0) {
+                first[h] = i;
+                continue;
             }
-            if (a->name && b->name && !strcmp(a->name, b->name)) {
-                char *m = xprintf("%s: duplicate name '%s' (first at %s)", b->where, b->name, a->where);
-                strlist_add(problems, m);
-                free(m);
-            }
-            if (a->file && b->file && !strcmp(a->file, b->file)) {
-                char *m = xprintf("%s: file '%s' is already used by %s", b->where, b->file, a->where);
-                strlist_add(problems, m);
-                free(m);
-            }
+            Exercise *a = &c->exercises[first[h]];
+            char *m = f == 2 ? xprintf("%s: file '%s' is already used by %s", b->where, s, a->where)
+                             : xprintf("%s: duplicate %s '%s' (first at %s)", b->where, f ? "name" : "id", s, a->where);
+            strlist_add(problems, m);
+            free(m);
         }
+    }
+    free(tables);
 }
 
 Course *course_load(const char *root, StrList *problems) {
@@ -452,18 +475,33 @@ Course *course_load(const char *root, StrList *problems) {
             } else {
                 int count = (int)(list->data.sequence.items.top - list->data.sequence.items.start);
                 c->chapters = xcalloc((size_t)count, sizeof *c->chapters);
+                /* After a chapter entry that fails, the ids of the chapters after it
+                 * are not checked for course order: one cause, reported once. */
+                bool in_order = true;
+                yaml_mark_t *marks = xcalloc((size_t)count, sizeof *marks); /* of c->chapters, for messages */
                 for (int k = 0; k < count; k++) {
                     yaml_node_t *cn = node_at(&y, list->data.sequence.items.start[k]);
                     const char *dir = scalar(cn);
+                    int first = -1;
+                    for (int j = 0; j < c->nchapters && dir && first < 0; j++)
+                        if (!strcmp(c->chapters[j].dir, dir)) first = j;
                     char *cy = dir ? xprintf("%s/course/%s/chapter.yaml", root, dir) : NULL;
+                    bool read = false;
                     if (!dir || strchr(dir, '/') || !*dir)
                         problem_at(&y, cn, "a chapter is named by its directory under course/");
+                    else if (first >= 0)
+                        problem_at(&y, cn, "chapter '%s' is listed twice (first at %s:%zu:%zu)", dir, y.file,
+                                   marks[first].line + 1, marks[first].column + 1);
                     else if (!file_exists(cy))
                         problem_at(&y, cn, "missing file: course/%s/chapter.yaml", dir);
-                    else
-                        parse_chapter(c, dir, c->nchapters++, problems);
+                    else {
+                        marks[c->nchapters] = cn->start_mark;
+                        read = parse_chapter(c, dir, c->nchapters++, in_order, problems);
+                    }
+                    if (!read) in_order = false;
                     free(cy);
                 }
+                free(marks);
             }
         }
         yaml_close(&y);

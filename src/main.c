@@ -9,6 +9,7 @@
 
 #include "../grader/grader.h"
 #include "../grader/report.h"
+#include "../harness/sandbox.h"
 #include "../grader/toolchain.h"
 #include "course.h"
 #include "progress.h"
@@ -45,7 +46,8 @@ static const char usage_text[] =
     "options:\n"
     "  --format text|json|junit   output of grade (default text)\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
-    "  --timeout S                seconds one grading run may take (default: the exercise's)\n"
+    "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
+    "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: ., $GPUCOURSE_COURSE, or installed)\n"
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
     "  -h, --help                 this help\n"
@@ -509,6 +511,13 @@ static int cmd_doctor(const Options *o) {
     doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
                 "needed only to check required SASS instructions; it ships with the full CUDA Toolkit");
     free(cuobjdump);
+    SandboxStatus sb;
+    sandbox_probe(&sb);
+    snprintf(detail, sizeof detail, "Landlock ABI %d, seccomp %s%s%s", sb.landlock_abi, sb.seccomp ? "on" : "off",
+             sb.note[0] ? "; " : "", sb.note);
+    doctor_line(sb.landlock && sb.seccomp, "sandbox", detail,
+                "student code still runs in its own process, but confined less (docs/harness.md); a Linux kernel "
+                "with Landlock and seccomp filters (5.13 or later) confines it fully");
     char *smi = proc_find_in_path("nvidia-smi");
     if (smi && g.count > 0) {
         const char *argv[] = {smi, "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,15 @@
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig) { stop_signal = sig; }
+
+/* A run was interrupted since proc_take_interrupted() last looked. */
+static bool interrupted_since;
+
+bool proc_take_interrupted(void) {
+    bool was = interrupted_since;
+    interrupted_since = false;
+    return was;
+}
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -107,11 +117,15 @@ char *proc_find_in_path(const char *name) {
     return NULL;
 }
 
-/* In the child: never returns. Failure to exec is reported through status_fd. */
-static void exec_child(const ProcSpec *spec, int out_w, int res_w, int status_w) {
-    setpgid(0, 0);
+/* In the program's process: never returns. Failure to start is reported
+ * through status_w: errno, negated when it was the working directory. */
+static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, int status_w) {
+    /* the guard is gone (it was killed with its group): so are we */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != guard) _exit(127);
     for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) signal(stop_signals[i], SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGUSR1, SIG_DFL);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     dup2(out_w, 1);
@@ -123,11 +137,90 @@ static void exec_child(const ProcSpec *spec, int out_w, int res_w, int status_w)
         setenv("GPUCOURSE_RESULT_FD", fdtext, 1);
     }
     for (const char *const *e = spec->env; e && *e; e++) putenv((char *)*e);
-    execvp(spec->argv[0], (char *const *)spec->argv);
-    int err = errno;
+    struct rlimit rl;
+    rlim_t limit = (rlim_t)spec->memory_limit;
+    if (limit && getrlimit(RLIMIT_AS, &rl) == 0) { /* never raised above what we were given */
+        if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > limit) rl.rlim_max = limit;
+        if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > rl.rlim_max) rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_AS, &rl);
+    }
+    int err = 0;
+    if (spec->dir && chdir(spec->dir) < 0) err = -errno;
+    if (!err) {
+        execvp(spec->argv[0], (char *const *)spec->argv);
+        err = errno;
+    }
     ssize_t ignored = write(status_w, &err, sizeof err);
     (void)ignored;
     _exit(127);
+}
+
+static void wake(int sig) { (void)sig; }
+
+/* In the guard when gpucourse died: kills everything below it. As a
+ * subreaper it inherits the children of every process it kills, so it goes
+ * on until it has no child left. */
+static void kill_descendants(void) {
+    for (;;) {
+        pid_t kids[MAX_CHILDREN];
+        int n = list_children(kids, MAX_CHILDREN);
+        for (int i = 0; i < n; i++) kill(kids[i], SIGKILL);
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) return;
+    }
+}
+
+/* The child of proc_run: a guard between gpucourse and the program, in the
+ * run's process group. PR_SET_PDEATHSIG is not inherited by the program's
+ * own children (nvcc's cicc, ptxas, cc1plus), so the guard is a subreaper
+ * (they all stay below it) that learns of gpucourse's death by SIGUSR1 and
+ * then kills them all (PDEATHSIG follows the thread that forked: gpucourse
+ * has one). Otherwise it waits for the program and ends the same way, so
+ * that proc_run sees the program's exit status. Never returns. */
+static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int status_w) {
+    setpgid(0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = wake; /* no SA_RESTART: waitpid() returns */
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGUSR1, &act, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    if (getppid() != parent) _exit(127); /* it died before prctl: nothing started yet */
+    /* Ctrl-C reaches the program (proc_run sends SIGTERM to the group); the
+     * guard stays until the program ends or is killed */
+    for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) signal(stop_signals[i], SIG_IGN);
+    pid_t self = getpid(), program = fork();
+    if (program == 0) exec_child(spec, self, out_w, res_w, status_w);
+    if (program < 0) {
+        int err = errno;
+        ssize_t ignored = write(status_w, &err, sizeof err);
+        (void)ignored;
+        _exit(127);
+    }
+    close(out_w);
+    close(status_w);
+    if (res_w >= 0) close(res_w);
+    int wstatus = 0;
+    for (;;) {
+        if (waitpid(program, &wstatus, 0) == program) break;
+        if (errno != EINTR) _exit(127);
+        if (getppid() != parent) { /* gpucourse died */
+            kill_descendants();
+            _exit(127);
+        }
+    }
+    if (WIFEXITED(wstatus)) _exit(WEXITSTATUS(wstatus));
+    /* die of the same signal, without a core dump of our own */
+    int sig = WTERMSIG(wstatus);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
 }
 
 static void kill_group(pid_t pid, int sig) {
@@ -176,7 +269,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     int nbefore = list_children(before, MAX_CHILDREN);
     double start = now_seconds();
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         int err = errno;
         for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &old[i], NULL);
@@ -184,7 +277,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         if (resp[0] >= 0) close(resp[0]), close(resp[1]);
         return error("cannot start '%s': %s", spec->argv[0], strerror(err));
     }
-    if (pid == 0) exec_child(spec, out[1], resp[1], status[1]);
+    if (pid == 0) guard(spec, parent, out[1], resp[1], status[1]);
     setpgid(pid, pid); /* also here, so that kill(-pid) works at once */
     close(out[1]);
     close(status[1]);
@@ -198,6 +291,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         close(out[0]);
         if (resp[0] >= 0) close(resp[0]);
         for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &old[i], NULL);
+        if (exec_err < 0) return error("cannot run '%s' in '%s': %s", spec->argv[0], spec->dir, strerror(-exec_err));
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }
 
@@ -240,6 +334,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         }
     }
     if (stop_signal) res->interrupted = true; /* also when it came as the child ended */
+    if (res->interrupted) interrupted_since = true;
     /* anything the child left behind in its group (only the group: the
      * child is reaped, its pid may be someone else's now) */
     kill(-pid, SIGKILL);

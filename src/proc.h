@@ -8,7 +8,10 @@
  * subreaper, so a process that left the group (setsid, a double fork) is
  * re-parented to us; when the child has exited, its group and every child of
  * ours that the run left behind are killed and reaped. The run ends when the
- * child ends, even if such a process still holds the output pipes open. */
+ * child ends, even if such a process still holds the output pipes open.
+ * Nothing outlives gpucourse either, even when it is killed with SIGKILL:
+ * each program runs below a small guard process of ours that kills the
+ * program's whole tree when gpucourse dies. */
 #ifndef GPUCOURSE_PROC_H
 #define GPUCOURSE_PROC_H
 
@@ -19,6 +22,9 @@ typedef struct {
     const char *const *argv;      /* argv[0] is looked up in PATH */
     const char *const *env;       /* extra "NAME=value" entries, NULL-terminated, or NULL */
     double timeout_s;             /* 0: none */
+    const char *dir;              /* the child's working directory, or NULL: ours */
+    size_t memory_limit;          /* bytes of address space (RLIMIT_AS) of the child and of every
+                                     program it starts, each on its own; 0: no limit of ours */
     size_t capture_limit;         /* bytes of output kept; the rest is read and counted */
     int result_fd;                /* >2: a pipe at this descriptor in the child */
     /* Called with every piece of output as it arrives (live logs), or NULL. */
@@ -44,6 +50,11 @@ typedef struct {
  * from before the call (and proc_run_terminal's editor) are left alone. */
 int proc_run(const ProcSpec *spec, ProcResult *res);
 void proc_result_free(ProcResult *res);
+
+/* Whether a run was interrupted (res.interrupted) since the last call, which
+ * clears it: for a task of several runs whose results do not all reach it
+ * (a build through the cache), so that Ctrl-C during any of them ends it. */
+bool proc_take_interrupted(void);
 
 /* Runs an interactive program (the student's editor) on our terminal: in our
  * process group, with our stdin, stdout and stderr, and waits for it; SIGINT

@@ -1,7 +1,8 @@
 /* The student's progress: one YAML file per workspace, an entry per exercise
  * id. Written atomically (temp file, fsync, rename) under an exclusive lock,
  * so two gpucourse processes never lose each other's updates. A damaged file
- * is moved aside and reported, never silently replaced. */
+ * is moved aside and reported, never silently replaced; what was good in it
+ * is kept. A symlinked file stays a link: the writes go to its target. */
 #ifndef GPUCOURSE_PROGRESS_H
 #define GPUCOURSE_PROGRESS_H
 
@@ -32,12 +33,18 @@ typedef struct {
 const char *status_name(ExStatus s);  /* "not started", "attempted", ... */
 const char *status_key(ExStatus s);   /* as stored: not_started, attempted, ... */
 
-/* Missing file: empty progress. Damaged file: moved aside, notice set, empty
- * progress, returns 0. Returns -1 (error set) only when the file cannot be
- * read or is from a newer gpucourse. */
+/* Missing file: empty progress. Damaged file: moved aside (PATH.damaged-
+ * STAMP), notice set, returns 0; when only some entries or values are bad,
+ * the rest is loaded and written back, and the notice names what was left
+ * out (file:line:col). Returns -1 (error set) only when the file cannot be
+ * read, moved aside or written, or is from a newer gpucourse. */
 int progress_load(const char *path, Progress *p);
 int progress_save(const char *path, const Progress *p);
 void progress_free(Progress *p);
+
+/* The file that is read and written for path: its symlinks followed, also to
+ * a target not yet written (malloc'd; NULL, error set, on a symlink loop). */
+char *progress_target(const char *path);
 
 /* The entry for id; created when create is true, else NULL when absent. */
 ExProgress *progress_get(Progress *p, const char *id, bool create);
@@ -45,5 +52,11 @@ ExProgress *progress_get(Progress *p, const char *id, bool create);
 /* Locked read-modify-write: loads, calls change(p, ctx), saves. A notice
  * about a damaged file is returned through *notice (malloc'd) if not NULL. */
 int progress_update(const char *path, void (*change)(Progress *, void *), void *ctx, char **notice);
+
+/* Creates PREFIX + STAMP (local time, 20261122-100405), else PREFIX + STAMP-2,
+ * -3, ..., with O_EXCL: two processes in the same second never get the same
+ * name, and nothing there is replaced. Returns the name (malloc'd) of the
+ * empty file, or NULL (error set, errno kept). */
+char *create_stamped_file(const char *prefix);
 
 #endif

@@ -248,3 +248,58 @@ double now_seconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+long utf8_decode(const char *s, size_t len, size_t *n) {
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+    int more;
+    long cp;
+    *n = 1;
+    if (p[0] < 0x80) return p[0];
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        more = 1, cp = p[0] & 0x1f;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        more = 2, cp = p[0] & 0x0f;
+        if (p[0] == 0xe0) lo = 0xa0; /* below: overlong */
+        if (p[0] == 0xed) hi = 0x9f; /* above: surrogates */
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        more = 3, cp = p[0] & 0x07;
+        if (p[0] == 0xf0) lo = 0x90; /* below: overlong */
+        if (p[0] == 0xf4) hi = 0x8f; /* above: past U+10FFFF */
+    } else {
+        return -1; /* a continuation byte, 0xc0, 0xc1 (overlong), 0xf5 and up */
+    }
+    for (int i = 1; i <= more; i++) {
+        if ((size_t)i >= len || p[i] < lo || p[i] > hi) {
+            *n = (size_t)i; /* the lead and the good bytes so far: one U+FFFD */
+            return -1;
+        }
+        cp = cp << 6 | (p[i] & 0x3f);
+        lo = 0x80, hi = 0xbf;
+    }
+    *n = (size_t)more + 1;
+    return cp;
+}
+
+size_t utf8_cut(const char *s, size_t len) {
+    size_t i = len;
+    while (i > 0 && len - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80) i--;
+    if (i == 0) return len;
+    i--; /* the last lead byte */
+    size_t n;
+    unsigned char lead = (unsigned char)s[i];
+    if (lead >= 0xc2 && lead <= 0xf4 && utf8_decode(s + i, len - i, &n) < 0 && n == len - i) return i;
+    return len;
+}
+
+void sb_add_visible(StrBuf *sb, const char *s, size_t len) {
+    for (size_t i = 0, n; i < len; i += n) {
+        long cp = utf8_decode(s + i, len - i, &n);
+        if (cp == '\n' || cp == '\t') sb_add(sb, s + i, 1);
+        else if (cp == '\r') continue; /* "\r\n" line ends, progress lines: nothing to show */
+        else if (cp < 0 || cp == 0xfffe || cp == 0xffff) sb_puts(sb, "\xef\xbf\xbd"); /* XML refuses U+FFFE, U+FFFF */
+        else if (cp < 0x20 || cp == 0x7f) sb_printf(sb, "^%c", (char)(cp ^ 0x40));
+        else if (cp >= 0x80 && cp < 0xa0) sb_printf(sb, "\\u%04lx", cp);
+        else sb_add(sb, s + i, n);
+    }
+}

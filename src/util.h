@@ -67,4 +67,20 @@ uint64_t hash_str(uint64_t h, const char *s);
 void now_iso8601(char *buf, size_t size);
 double now_seconds(void); /* monotonic */
 
+
+/* UTF-8. utf8_decode reads the character at s (len > 0 bytes): its code
+ * point, *n its length; or -1 for bytes that are not UTF-8 (a stray byte, an
+ * overlong form, a surrogate, past U+10FFFF, a character cut short), *n then
+ * the bytes that one U+FFFD stands for. */
+long utf8_decode(const char *s, size_t len, size_t *n);
+/* Where a capped text ends without half a character: len, or less when
+ * s[0..len) ends in a character cut short. */
+size_t utf8_cut(const char *s, size_t len);
+/* Appends compiler or program output made harmless to show on a terminal
+ * (where ESC could clear the screen or retitle the window) or in XML 1.0:
+ * valid UTF-8, U+FFFD for what is not, control characters in caret notation
+ * (ESC as ^[, BEL as ^G, DEL as ^?), C1 controls as \u0080, \r dropped;
+ * \n and \t kept. */
+void sb_add_visible(StrBuf *sb, const char *s, size_t len);
+
 #endif

@@ -1,10 +1,70 @@
 #define _GNU_SOURCE
 #include "workspace.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "progress.h"
+
+/* A temp file is removed only this long after its last write, even when its
+ * pid is dead: the pid may belong to a new process by now (or the workspace
+ * is shared with another machine, whose processes kill() cannot see). */
+enum { STALE_AFTER_S = 5 * 60 };
+
+/* The pid in a temp file's name: STEM.tmp.PID (write_file_atomic,
+ * toolchain_build_cached) or STEM.PID.tmp (grader's compile_student), STEM
+ * not empty; *stem its length. 0 when the name is neither. */
+static pid_t temp_pid(const char *name, size_t *stem) {
+    const char *dot = strrchr(name, '.'), *digits, *end;
+    if (!dot || dot == name) return 0;
+    if (!strcmp(dot, ".tmp")) {
+        end = dot;
+        for (digits = dot; digits > name && digits[-1] != '.'; digits--) continue;
+        if (digits - 1 <= name) return 0;
+        *stem = (size_t)(digits - 1 - name);
+    } else {
+        if (dot - name <= 4 || memcmp(dot - 4, ".tmp", 4)) return 0;
+        digits = dot + 1, end = dot + strlen(dot);
+        *stem = (size_t)(dot - 4 - name);
+    }
+    if (end == digits || end - digits > 9) return 0;
+    pid_t pid = 0;
+    for (const char *c = digits; c < end; c++) {
+        if (*c < '0' || *c > '9') return 0;
+        pid = pid * 10 + (*c - '0');
+    }
+    return pid;
+}
+
+/* Removes the temp files in dir (when only is set: only ONLY.tmp.PID) that a
+ * process killed before its rename left: regular files, not written for
+ * STALE_AFTER_S, whose pid is no process. Best effort: a file left is only
+ * clutter. */
+static void remove_stale_temps(const char *dir, const char *only) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    time_t now = time(NULL);
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t stem;
+        pid_t pid = temp_pid(de->d_name, &stem);
+        if (pid <= 0) continue;
+        if (only && (stem != strlen(only) || strncmp(de->d_name, only, stem) || strncmp(de->d_name + stem, ".tmp.", 5)))
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) continue;
+        if (now - st.st_mtime < STALE_AFTER_S) continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH) continue; /* EPERM: alive, another user's */
+        unlinkat(dirfd(d), de->d_name, 0);
+    }
+    closedir(d);
+}
 
 int workspace_open(const Course *c, const char *option, Workspace *w) {
     memset(w, 0, sizeof *w);
@@ -32,6 +92,16 @@ int workspace_open(const Course *c, const char *option, Workspace *w) {
         free(mine);
     }
     free(exercises);
+    if (rc == 0) {
+        remove_stale_temps(w->build, NULL);
+        char *progress = progress_target(w->progress); /* its temp files are beside the link's target */
+        if (progress) {
+            char *dir = path_dirname(progress), *slash = strrchr(progress, '/');
+            remove_stale_temps(dir, slash ? slash + 1 : progress);
+            free(dir);
+        }
+        free(progress);
+    }
     return rc;
 }
 
@@ -53,20 +123,16 @@ int workspace_reset(const Course *c, const Workspace *w, const Exercise *e, char
     char *stub = course_stub_path(c, e);
     int rc = 0;
     if (file_exists(mine)) {
-        char stamp[32];
-        time_t t = time(NULL);
-        struct tm tm;
-        localtime_r(&t, &tm);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        rc = make_dirs(w->backups);
-        char *target = xprintf("%s/%s.%s", w->backups, e->file, stamp);
-        for (int k = 2; rc == 0 && access(target, F_OK) == 0; k++) {
+        char *prefix = xprintf("%s/%s.", w->backups, e->file);
+        char *target = make_dirs(w->backups) == 0 ? create_stamped_file(prefix) : NULL;
+        rc = target ? copy_file(mine, target) : -1; /* onto the name just taken */
+        if (rc == 0) {
+            *backup = target;
+        } else if (target) {
+            unlink(target);
             free(target);
-            target = xprintf("%s/%s.%s-%d", w->backups, e->file, stamp, k);
         }
-        if (rc == 0) rc = copy_file(mine, target);
-        if (rc == 0) *backup = target;
-        else free(target);
+        free(prefix);
     }
     /* only once the backup is safely written */
     if (rc == 0) rc = copy_file(stub, mine);

@@ -14,7 +14,10 @@ typedef struct {
 } Workspace;
 
 /* Opens (creating it if needed) the workspace and copies in the stub of
- * every exercise the student does not have yet; never overwrites. */
+ * every exercise the student does not have yet; never overwrites. Removes
+ * the temp files that processes killed before their rename left
+ * (progress.yaml.tmp.PID; in .build, NAME.tmp.PID and NAME.PID.tmp): only a
+ * dead pid's, and only minutes after their last write. */
 int workspace_open(const Course *c, const char *option, Workspace *w);
 void workspace_free(Workspace *w);
 
@@ -22,7 +25,8 @@ void workspace_free(Workspace *w);
 char *workspace_exercise_path(const Workspace *w, const Exercise *e);
 
 /* Restores the stub; the student's file is first copied to
- * backups/FILE.TIMESTAMP, whose path is returned through *backup. */
+ * backups/FILE.TIMESTAMP (FILE.TIMESTAMP-2, ... when taken, also by a reset
+ * running at the same time), whose path is returned through *backup. */
 int workspace_reset(const Course *c, const Workspace *w, const Exercise *e, char **backup);
 
 #endif

@@ -79,14 +79,20 @@ check "a missing nvcc: exit 65 and how to fix it" t_no_nvcc
 t_interrupt() {
     "$GC" hint ex05 >/dev/null
     cp "$T/ws/progress.yaml" "$T/before"
-    "$GC" grade ex03 >"$T/got" 2>&1 &
+    # an nvcc that takes its time, so that the Ctrl-C lands in the middle of
+    # grading however fast or loaded this machine is
+    mkdir -p "$T/slow"
+    printf '#!/bin/sh\ncase "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.88" ;;\n*) echo $$ >"%s/slow/pid"; exec sleep 60 ;; esac\n' "$T" >"$T/slow/nvcc"
+    chmod +x "$T/slow/nvcc"
+    GPUCOURSE_NVCC=$T/slow/nvcc "$GC" grade ex03 >"$T/got" 2>&1 &
     pid=$!
-    sleep 0.7
+    for _ in $(seq 200); do [ -s "$T/slow/pid" ] && break; sleep 0.1; done  # compiling now
     kill -INT $pid
     wait $pid
     code=$?
     [ $code = 130 ] || { echo "exit $code"; cat "$T/got"; return 1; }
-    has "interrupted" && cmp -s "$T/before" "$T/ws/progress.yaml" && ! pgrep -f "ex03_saxpy" >/dev/null
+    has "interrupted" && cmp -s "$T/before" "$T/ws/progress.yaml" && [ -s "$T/slow/pid" ] &&
+        ! kill -0 "$(cat "$T/slow/pid")" 2>/dev/null
 }
 check "Ctrl-C during grading: exit 130, no child left, progress untouched" t_interrupt
 
@@ -114,5 +120,88 @@ t_install() { make -s install PREFIX=/usr DESTDIR="$T/root" >"$T/got" 2>&1 || { 
               test -f "$T/root/usr/share/gpucourse/harness/main.cu" &&
               (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/root/usr/bin/gpucourse" list) && has "Chapter 1: The thread hierarchy"; }
 check "make install (PREFIX, DESTDIR): the installed binary finds the installed course" t_install
+
+# Compiler output that is not UTF-8 and carries escapes (a student's #error,
+# cut in the middle of a character): strict JSON, well-formed XML, and text
+# with nothing a terminal would obey.
+printf '#error bad \377 byte \200 \033]0;pwned\007\033[2J caf\303\251 \346\274\242 \177 cut \342\202\n' \
+    >>"$T/ws/exercises/ex04_warp_count.cu"
+t_hostile_json() { code_is 3 "$GC" grade ex04 --format json &&
+                   python3 -c "import json; d=json.load(open('$T/got', encoding='utf-8', errors='strict'))['results'][0]
+log=d['compile_log']; assert '\ufffd' in log and '\x1b]0;pwned\x07' in log and 'caf\u00e9 \u6f22' in log, log
+assert d['compile_log_dropped_bytes'] == 0"; }
+check "a compile log with bytes that are not UTF-8 and escapes: valid JSON" t_hostile_json
+t_hostile_junit() { code_is 3 "$GC" grade ex04 --format junit &&
+                    python3 -c "import xml.etree.ElementTree as E; f=E.parse('$T/got').find('testcase/failure')
+assert '^[]0;pwned^G' in f.text and '\ufffd' in f.text and 'caf\u00e9 \u6f22' in f.text, f.text"; }
+check "a compile log with bytes that are not UTF-8 and escapes: well-formed JUnit XML" t_hostile_junit
+t_hostile_text() { code_is 3 "$GC" grade ex04 && grep -qF '^[]0;pwned^G^[[2J' "$T/got" && has "caf$(printf '\303\251') $(printf '\346\274\242')" &&
+                   ! grep -q "$(printf '[\033\007\177\r]')" "$T/got" && python3 -c "open('$T/got', encoding='utf-8').read()"; }
+check "a compile log with escapes in text: shown, not obeyed" t_hostile_text
+
+# Compiling has bounds of its own (README): time (--timeout S, else 300 s)
+# and memory (address space of nvcc and of each program it starts). A
+# ulimit is the safety net should the memory bound be missing.
+F=$T/ws/exercises/ex06_affine.cu
+mkfifo "$T/fifo"
+t_compile_timeout() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F" && start=$(date +%s) &&
+                      code_is 4 timeout 60 "$GC" --timeout 3 grade ex06 && has "timeout: the compiler did not finish in 3 s" &&
+                      [ $(($(date +%s) - start)) -le 15 ] || { echo "took $(($(date +%s) - start)) s"; return 1; }; }
+check "a compile that hangs (#include of a FIFO): stopped at --timeout, exit 4" t_compile_timeout
+t_compile_memory() { cp exercises/ex06_affine.cu "$F" && echo '#include "/dev/zero"' >>"$F" &&
+                     (ulimit -v 8000000; python3 -c "
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=open('$T/got', 'w'), stderr=open('$T/goterr', 'w'), timeout=120)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+assert p.returncode == 3, 'exit code %d' % p.returncode
+assert rss < 1500000, 'a process of the compile grew to %d MB' % (rss // 1000)" "$GC" grade ex06) &&
+                     has "the compiler ran out of memory on ex06_affine.cu (the limit is 2 GiB"; }
+check "#include \"/dev/zero\": stopped at the memory bound with a clear message, exit 3" t_compile_memory
+
+# nvcc hands its steps to sh: '$', '`' and '"' in the workspace's path must not matter
+t_odd_path() { W="$T/odd \$HOME \`id\` \"q\"" && (export GPUCOURSE_WORKSPACE="$W"; code_is 77 "$GC" grade ex01) &&
+               has "compile    ok" && test -f "$W/.build/student-ex01.so"; }
+check "a workspace path with \$, a backtick and a double quote compiles" t_odd_path
+
+# A workspace that cannot be written is a setup error, not a compile error
+# in the student's code. chmod does not stop root: then .build is a file.
+t_readonly() { W="$T/ro" && GPUCOURSE_WORKSPACE="$W" "$GC" list >/dev/null &&
+               if [ "$(id -u)" = 0 ]; then rm -rf "$W/.build" && touch "$W/.build"; else chmod a-w "$W/.build"; fi &&
+               (export GPUCOURSE_WORKSPACE="$W"; code_is 65 "$GC" grade ex01); rc=$?; chmod -R u+w "$W" 2>/dev/null
+               [ $rc = 0 ] && has "setup error: cannot write in '$W/.build'"; }
+check "a read-only workspace: setup error (exit 65) naming the path" t_readonly
+
+# Ctrl-C while nvcc --version runs (before the compile): exit 130, nothing recorded
+printf '#!/bin/sh\n[ "$1" = --version ] && sleep 5\necho not nvcc; exit 1\n' >"$T/slow-nvcc"
+chmod +x "$T/slow-nvcc"
+t_interrupt_version() {
+    cp "$T/ws/progress.yaml" "$T/before"
+    GPUCOURSE_NVCC=$T/slow-nvcc "$GC" grade ex01 >"$T/got" 2>&1 &
+    pid=$!
+    sleep 0.5
+    kill -INT $pid
+    wait $pid
+    code=$?
+    [ $code = 130 ] || { echo "exit $code"; cat "$T/got"; return 1; }
+    has "interrupted" && cmp -s "$T/before" "$T/ws/progress.yaml"
+}
+check "Ctrl-C during nvcc --version: exit 130, progress untouched" t_interrupt_version
+
+# gpucourse killed with SIGKILL during a compile: nvcc and its children go
+# too. The compile's processes are those with its TMPDIR (but gpucourse).
+compile_procs() { for p in /proc/[0-9]*; do [ "${p#/proc/}" != "$1" ] &&
+                  { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qx "TMPDIR=$T/tmp" && echo "${p#/proc/}"; done; }
+t_kill9() { mkdir -p "$T/tmp" && cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F" || return 1
+            TMPDIR=$T/tmp "$GC" grade ex06 >/dev/null 2>&1 &
+            pid=$!
+            for i in $(seq 100); do [ -n "$(compile_procs $pid)" ] && break; sleep 0.1; done
+            [ -n "$(compile_procs $pid)" ] || { echo "nvcc never started"; kill -9 $pid; return 1; }
+            kill -9 $pid
+            wait $pid 2>/dev/null
+            sleep 1
+            left=$(compile_procs)
+            [ -z "$left" ] || { echo "left running:"; ps -o pid,ppid,cmd -p "$(echo $left | tr ' ' ,)"; kill -9 $left; return 1; }; }
+check "gpucourse killed with -9 while compiling: nothing of the compile outlives it" t_kill9
+cp exercises/ex06_affine.cu "$F"
 
 echo "1..$n"

@@ -46,6 +46,20 @@ wanted() {
     return 1
 }
 
+# survivors NAME: pids of processes that grading NAME left behind: anything whose command line names this
+# workspace's build directory (the judge harness-KIND, the runners runner-KIND and "--serve-trusted
+# .../reference-EX.so", a fork of them) or the fixture's own name (a marker the attack fixtures put into what they
+# start), or that still has a file of the build directory mapped (e.g. the student's library after its process
+# renamed itself). Not this shell, not pgrep/grep themselves.
+survivors() {
+    {
+        pgrep -f -- "$WS/[.]build/|$1" 2>/dev/null
+        for maps in /proc/[0-9]*/maps; do
+            grep -qsF "$WS/.build/" "$maps" && { pid=${maps#/proc/}; echo "${pid%/maps}"; }
+        done
+    } | sort -un | grep -vx -e "$$" -e '' | tr '\n' ' ' | sed 's/ *$//'
+}
+
 for f in tests/gpu/*.cu; do
     name=$(basename "$f" .cu)
     wanted "$name" || continue
@@ -63,6 +77,19 @@ for f in tests/gpu/*.cu; do
     else
         not_ok "$name: want $want_verdict/$want_code, got $verdict/$code"
         sed 's/^/# /' "$WS/$name.json" "$WS/$name.err" | head -40
+    fi
+    # containment: nothing of this grading may outlive it (gpucourse kills and reaps what the run left behind
+    # before it returns; a process that is still exiting gets 3 s)
+    left=$(survivors "$name")
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+        [ -z "$left" ] && break
+        sleep 0.2
+        left=$(survivors "$name")
+    done
+    if [ -n "$left" ]; then
+        not_ok "$name: processes survived grading: $left"
+        ps -o pid,ppid,pgid,sid,stat,etime,args -p "$(echo $left | tr ' ' ',')" 2>&1 | sed 's/^/# /'
+        kill -9 $left 2>/dev/null
     fi
     "$GC" reset "$ex" >/dev/null
 done

@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "../src/course.h"
+#include "../src/yamlguard.h"
 
 static const char course_yaml[] = "title: Test course\nchapters:\n  - 01-one\n";
 
@@ -258,6 +259,213 @@ static void test_empty_course_file(void **state) {
     tmpdir_remove(dir);
 }
 
+/* Loads the course in dir and expects exactly one problem, `want`. */
+static void expect_one_problem(char *dir, const char *want) {
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    if (problems.count != 1 || strcmp(problems.items[0], want)) {
+        for (int i = 0; i < problems.count; i++) fprintf(stderr, "got:  %s\n", problems.items[i]);
+        fprintf(stderr, "want: %s\n", want);
+    }
+    assert_null(c);
+    assert_int_equal(problems.count, 1);
+    assert_string_equal(problems.items[0], want);
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+}
+
+/* Billion laughs: 10 levels of 10 aliases each, 10^10 nodes once expanded.
+ * Rejected at the alias that passes the node limit, before any tree is built. */
+static void test_billion_laughs(void **state) {
+    (void)state;
+    StrBuf sb = {0};
+    sb_puts(&sb, "a0: &a0 [lol]\n");
+    for (int level = 1; level < 10; level++) {
+        sb_printf(&sb, "a%d: &a%d [", level, level);
+        for (int k = 0; k < 10; k++) sb_printf(&sb, "%s*a%d", k ? ", " : "", level - 1);
+        sb_puts(&sb, "]\n");
+    }
+    double t0 = now_seconds();
+    expect_one_problem(make_course(sb.buf),
+                       "course/01-one/chapter.yaml:6:25: more than 100000 nodes once aliases are expanded");
+    assert_true(now_seconds() - t0 < 1.0);
+    sb_free(&sb);
+}
+
+/* One large string, repeated by aliases in a list the loader copies: 6 MiB. */
+static void test_repeated_string(void **state) {
+    (void)state;
+    StrBuf hints = {0};
+    sb_puts(&hints, "    hints:\n      - &big ");
+    for (int k = 0; k < 65536; k++) sb_puts(&hints, "x");
+    sb_puts(&hints, "\n");
+    for (int k = 0; k < 100; k++) sb_puts(&hints, "      - *big\n");
+    expect_problem("    hints:\n      - one\n      - two\n", hints.buf,
+                   "course/01-one/chapter.yaml:79:9: more than 4 MiB of text once aliases are expanded");
+    sb_free(&hints);
+}
+
+/* 100000 nested lists: libyaml's scanner alone takes quadratic time (over
+ * 20 s); the guard stops at level 65. */
+static void test_deep_nesting(void **state) {
+    (void)state;
+    enum { LEVELS = 100000 };
+    char *text = xmalloc(2 * LEVELS + 1);
+    memset(text, '[', LEVELS);
+    memset(text + LEVELS, ']', LEVELS);
+    text[2 * LEVELS] = '\0';
+    double t0 = now_seconds();
+    expect_one_problem(make_course(text), "course/01-one/chapter.yaml:1:65: nested deeper than 64 levels");
+    assert_true(now_seconds() - t0 < 0.5);
+    free(text);
+}
+
+/* The guard's API, as the progress reader uses it: no path, each limit. */
+static void test_yaml_guard(void **state) {
+    (void)state;
+    char err[256];
+    const char *fine = "a: &x {b: [1, 2]}\nc: *x\nd: *x\n";
+    assert_int_equal(yaml_guard_check(fine, strlen(fine), "f.yaml", err, sizeof err), 0);
+    const char *bad_syntax = "a: [1\n"; /* left to the parser */
+    assert_int_equal(yaml_guard_check(bad_syntax, strlen(bad_syntax), NULL, err, sizeof err), 0);
+    const char *cycle = "a: &x [1, *x]\n";
+    assert_int_equal(yaml_guard_check(cycle, strlen(cycle), NULL, err, sizeof err), -1);
+    assert_string_equal(err, "1:11: alias '*x' is inside the node it names");
+    assert_string_equal(last_error(), err);
+    size_t len = YAML_GUARD_MAX_BYTES + 1;
+    char *big = xmalloc(len);
+    memset(big, '#', len); /* one long comment */
+    assert_int_equal(yaml_guard_check(big, len, "p.yaml", err, sizeof err), -1);
+    assert_string_equal(err, "p.yaml:1:1: the file has 4194305 bytes, more than the limit of 4 MiB");
+    assert_int_equal(yaml_guard_check(big, len - 1, "p.yaml", err, sizeof err), 0);
+    free(big);
+    /* only the first document is read, as yaml_parser_load does */
+    const char *second = "a: 1\n---\n[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n";
+    assert_int_equal(yaml_guard_check(second, strlen(second), NULL, err, sizeof err), 0);
+}
+
+/* NaN passed every range check (every comparison with it is false). */
+static void test_not_finite(void **state) {
+    (void)state;
+    expect_problem("reference: 0.8, baseline: 0.7", "reference: nan, baseline: 0.7",
+                   "course/01-one/chapter.yaml:14:25: 'reference' must be a finite number, not 'nan' "
+                   "(in exercise 'ex01')");
+    expect_problem("    timeout: 30\n", "    timeout: NaN\n",
+                   "course/01-one/chapter.yaml:26:14: 'timeout' must be a finite number, not 'NaN' "
+                   "(in exercise 'ex02')");
+    expect_problems("{rel: 1.0e-6, abs: 0}", "{rel: nan, abs: -inf}", 2,
+                    "course/01-one/chapter.yaml:13:22: 'rel' must be a finite number, not 'nan' (in exercise 'ex01')");
+}
+
+/* Invalid UTF-8 and control characters: at their own line and column (libyaml
+ * gives only a byte offset for them). */
+static void test_encoding_error(void **state) {
+    (void)state;
+    expect_problem("    title: Add\n", "    title: A\xff" "dd\n",
+                   "course/01-one/chapter.yaml:6:13: invalid leading UTF-8 octet");
+    expect_problem("    title: Flip\n", "    title: \xc3\xa9\xc3\xa9\x01\n",
+                   "course/01-one/chapter.yaml:20:14: control characters are not allowed");
+}
+
+static const char second_chapter[] =
+    "title: Chapter two\n"
+    "lesson: lesson.md\n"
+    "exercises:\n"
+    "  - id: ex03\n"
+    "    name: third\n"
+    "    title: Third\n"
+    "    kind: k\n"
+    "    file: ex03_third.cu\n"
+    "    task: Three.\n"
+    "    sizes: {check: [[1]], timing: [1048576]}\n"
+    "    floors: {reference: 0.8}\n"
+    "    hints: [one]\n";
+
+/* Two chapters; the first one's text given. */
+static char *make_two_chapters(const char *first) {
+    char *dir = make_course(first);
+    put_file(dir, "course/course.yaml", "title: T\nchapters:\n  - 01-one\n  - 02-two\n");
+    put_file(dir, "course/02-two/chapter.yaml", second_chapter);
+    put_file(dir, "course/02-two/lesson.md", "# Two\n");
+    put_file(dir, "exercises/ex03_third.cu", "// stub\n");
+    put_file(dir, "solutions/ex03_third.cu", "// ref\n");
+    return dir;
+}
+
+/* A chapter that cannot be read says so once: the chapters after it are not
+ * checked for course order against the exercises it may have had. */
+static void test_broken_chapter_once(void **state) {
+    (void)state;
+    char *dir = make_two_chapters(good_chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+    assert_non_null(c);
+    assert_int_equal(c->nexercises, 3);
+    course_free(c);
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+
+    char *broken = xprintf("%s  - [\n", good_chapter);
+    expect_one_problem(make_two_chapters(broken),
+                       "course/01-one/chapter.yaml:30:1: did not find expected node content while parsing a "
+                       "flow node");
+    free(broken);
+    expect_one_problem(make_two_chapters("- a list\n"),
+                       "course/01-one/chapter.yaml:1:1: a chapter must be a mapping of keys to values");
+    expect_one_problem(make_two_chapters("title: One\nlesson: lesson.md\nexercises: none\n"),
+                       "course/01-one/chapter.yaml:3:12: 'exercises' must be a non-empty list");
+    dir = make_two_chapters(good_chapter);
+    put_file(dir, "course/course.yaml", "title: T\nchapters:\n  - 00-gone\n  - 01-one\n  - 02-two\n");
+    expect_one_problem(dir, "course/course.yaml:3:5: missing file: course/00-gone/chapter.yaml");
+}
+
+/* A chapter listed twice is reported at course.yaml, once, not as a duplicate
+ * of every exercise in it. */
+static void test_chapter_listed_twice(void **state) {
+    (void)state;
+    char *dir = make_two_chapters(good_chapter);
+    put_file(dir, "course/course.yaml", "title: T\nchapters:\n  - 01-one\n  - 02-two\n  - 01-one\n");
+    expect_one_problem(dir, "course/course.yaml:5:5: chapter '01-one' is listed twice (first at course/course.yaml:3:5)");
+    dir = make_two_chapters(good_chapter);
+    put_file(dir, "course/course.yaml", "title: T\nchapters: [01-one, 01-one, 02-two]\n");
+    expect_one_problem(dir, "course/course.yaml:2:20: chapter '01-one' is listed twice (first at course/course.yaml:2:12)");
+}
+
+/* 50000 anchors: libyaml's loader checks each against all before it (18 s
+ * for 99000); the guard stops at the 1001st. */
+static void test_many_anchors(void **state) {
+    (void)state;
+    StrBuf sb = {0};
+    sb_puts(&sb, "title: T\nlesson: lesson.md\nexercises:\n");
+    for (int k = 0; k < 50000; k++) sb_printf(&sb, "  - &a%d x\n", k);
+    double t0 = now_seconds();
+    expect_one_problem(make_course(sb.buf), "course/01-one/chapter.yaml:1004:5: more than 1000 anchors");
+    assert_true(now_seconds() - t0 < 1.0);
+    sb_free(&sb);
+}
+
+/* 2000 exercises with one id: each repeat reported once, against the first,
+ * not against every earlier one (two million messages). */
+static void test_repeated_id(void **state) {
+    (void)state;
+    StrBuf sb = {0};
+    sb_puts(&sb, "title: T\nlesson: lesson.md\nexercises:\n");
+    for (int k = 0; k < 2000; k++) sb_puts(&sb, "  - {id: ex01}\n");
+    char *dir = make_course(sb.buf);
+    StrList problems = {0};
+    assert_null(course_load(dir, &problems));
+    int repeats = 0;
+    for (int i = 0; i < problems.count; i++)
+        repeats += strstr(problems.items[i], "duplicate id 'ex01'") != NULL;
+    assert_int_equal(repeats, 1999);
+    assert_string_equal(problems.items[problems.count - 1],
+                        "course/01-one/chapter.yaml:2003:5: duplicate id 'ex01' (first at course/01-one/chapter.yaml:4:5)");
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+    sb_free(&sb);
+}
+
 /* The course shipped in this repository loads without a problem. */
 static void test_shipped_course(void **state) {
     (void)state;
@@ -286,6 +494,11 @@ int main(void) {
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),
         cmocka_unit_test(test_empty_course_file), cmocka_unit_test(test_shipped_course),
         cmocka_unit_test(test_forbidden_libraries), cmocka_unit_test(test_unknown_library),
+        cmocka_unit_test(test_billion_laughs),   cmocka_unit_test(test_repeated_string),
+        cmocka_unit_test(test_deep_nesting),     cmocka_unit_test(test_yaml_guard),
+        cmocka_unit_test(test_not_finite),       cmocka_unit_test(test_encoding_error),
+        cmocka_unit_test(test_broken_chapter_once), cmocka_unit_test(test_chapter_listed_twice),
+        cmocka_unit_test(test_repeated_id),      cmocka_unit_test(test_many_anchors),
     };
     return cmocka_run_group_tests_name("course", tests, NULL, NULL);
 }

@@ -2,6 +2,9 @@
  * codes, the reports and what an attempt does to progress. */
 #include "test_util.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "../grader/grader.h"
 #include "../grader/report.h"
 
@@ -322,6 +325,273 @@ static void test_clock_overruled(void **state) {
     grade_result_free(&r);
 }
 
+/* ------------------------------------------------------------ bytes no report may pass on */
+
+/* What a compiler or a student's program may print: bytes that are not
+ * UTF-8 (0xff, a lone continuation byte, a 3-byte character cut short at the
+ * end), controls (ESC, BEL, DEL, CR) and good UTF-8 that must stay. */
+static const char hostile[] = "bad \xff byte, lone \x80 continuation, caf\xc3\xa9 \xe6\xbc\xa2\n"
+                              "\x1b[2J\x1b]0;pwned\x07 del \x7f cr \r end \xe2\x82";
+
+/* Strict UTF-8 (no overlong forms, surrogates or cut sequences) with no
+ * control character but \n and \t: written here on its own, not with the
+ * decoder under test. */
+static bool clean_utf8(const char *text) {
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p) {
+        unsigned c = *p;
+        int n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+        if (n < 0) return false;
+        unsigned cp = n ? c & (0x3fu >> n) : c;
+        for (int i = 1; i <= n; i++) {
+            if ((p[i] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        if ((cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp < 0xa0)) return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+static void hostile_result(GradeResult *r) {
+    decide("wrong", &exited_ok, r);
+    r->verdict = V_COMPILE_ERROR;
+    snprintf(r->reason, sizeof r->reason, "nvcc said: %s", hostile);
+    r->compile_log = xstrdup(hostile);
+    r->program_output = xstrdup(hostile);
+    strlist_add(&r->mismatches, hostile);
+}
+
+static void test_json_report_hostile_bytes(void **state) {
+    (void)state;
+    GradeResult r;
+    hostile_result(&r);
+    r.compile_log_dropped = 5;
+    char *json = render(report_json, &r);
+    if (getenv("SHOW_REPORTS")) fputs(json, stderr);
+    assert_true(clean_utf8(json)); /* the only raw \n are between the fields */
+    assert_non_null(strstr(json, "\\u001b[2J\\u001b]0;pwned\\u0007 del \\u007f cr \\r end"));
+    assert_non_null(strstr(json, "bad \xef\xbf\xbd byte, lone \xef\xbf\xbd continuation, caf\xc3\xa9 \xe6\xbc\xa2\\n"));
+    /* compile_log was cut: its half character is not shown but counted as dropped */
+    assert_non_null(strstr(json, "\"compile_log\": \"bad "));
+    assert_non_null(strstr(json, "cr \\r end \", \"compile_log_dropped_bytes\": 7, \"program_output\": "));
+    /* program_output was not cut: the bytes at its end are not UTF-8 */
+    assert_non_null(strstr(json, "cr \\r end \xef\xbf\xbd\", \"program_output_dropped_bytes\": 0"));
+    free(json);
+    grade_result_free(&r);
+}
+
+static void test_junit_report_hostile_bytes(void **state) {
+    (void)state;
+    GradeResult r;
+    hostile_result(&r);
+    char *xml = render(report_junit, &r);
+    if (getenv("SHOW_REPORTS")) fputs(xml, stderr);
+    assert_true(clean_utf8(xml)); /* no controls XML 1.0 cannot carry, nothing but UTF-8 */
+    assert_non_null(strstr(xml, "<failure type=\"compile_error\" message=\"nvcc said: bad \xef\xbf\xbd byte"));
+    assert_non_null(strstr(xml, "^[[2J^[]0;pwned^G del ^? cr  end \xef\xbf\xbd</failure>"));
+    assert_non_null(strstr(xml, "caf\xc3\xa9 \xe6\xbc\xa2\n"));
+    free(xml);
+    grade_result_free(&r);
+}
+
+/* A student's printf cannot clear the screen or retitle the window. */
+static void test_text_report_hostile_bytes(void **state) {
+    (void)state;
+    GradeResult r;
+    hostile_result(&r);
+    free(r.program_output);
+    r.program_output = xstrdup("before\x1b[2J\x1b]0;pwned\x07" "after\n");
+    r.verdict = V_WRONG;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    Exercise e = exercise();
+    report_text(f, &e, &r);
+    fclose(f);
+    if (getenv("SHOW_REPORTS")) fputs(buf, stderr);
+    assert_null(strchr(buf, '\x1b'));
+    assert_null(strchr(buf, '\x07'));
+    assert_true(clean_utf8(buf));
+    assert_non_null(strstr(buf, "    | before^[[2J^[]0;pwned^Gafter\n"));
+    assert_non_null(
+        strstr(buf, "    | bad \xef\xbf\xbd byte, lone \xef\xbf\xbd continuation, caf\xc3\xa9 \xe6\xbc\xa2\n"));
+    assert_non_null(strstr(buf, "FAIL ex01: wrong answer: nvcc said: bad \xef\xbf\xbd byte"));
+    free(buf);
+    grade_result_free(&r);
+}
+
+static void test_utf8_decode(void **state) {
+    (void)state;
+    static const struct {
+        const char *s;
+        long cp;
+        size_t n;
+    } cases[] = {
+        {"a", 'a', 1},
+        {"\xc3\xa9", 0xe9, 2},
+        {"\xe6\xbc\xa2", 0x6f22, 3},
+        {"\xf0\x9f\x98\x80", 0x1f600, 4},
+        {"\xff", -1, 1},
+        {"\x80", -1, 1},             /* a lone continuation byte */
+        {"\xc0\xaf", -1, 1},         /* overlong */
+        {"\xe0\x80\xaf", -1, 1},     /* overlong */
+        {"\xed\xa0\x80", -1, 1},     /* a surrogate */
+        {"\xf4\x90\x80\x80", -1, 1}, /* past U+10FFFF */
+        {"\xe2\x82", -1, 2},         /* cut short: one U+FFFD for both bytes */
+        {"\xe2\x82x", -1, 2},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        size_t n = 0;
+        assert_int_equal(utf8_decode(cases[i].s, strlen(cases[i].s), &n), cases[i].cp);
+        assert_int_equal(n, cases[i].n);
+    }
+    /* utf8_cut: where a capped text may end */
+    assert_int_equal(utf8_cut("ab\xe2\x82", 4), 2);
+    assert_int_equal(utf8_cut("ab\xe2", 3), 2);
+    assert_int_equal(utf8_cut("ab\xe2\x82\xac", 5), 5);
+    assert_int_equal(utf8_cut("ab\xf0\x9f\x98", 5), 2);
+    assert_int_equal(utf8_cut("ab\xff", 3), 3); /* not a cut character: shown as U+FFFD */
+    assert_int_equal(utf8_cut("", 0), 0);
+}
+
+static void test_visible_text(void **state) {
+    (void)state;
+    StrBuf sb = {0};
+    sb_add_visible(&sb, hostile, strlen(hostile));
+    assert_string_equal(sb.buf, "bad \xef\xbf\xbd byte, lone \xef\xbf\xbd continuation, caf\xc3\xa9 \xe6\xbc\xa2\n"
+                                "^[[2J^[]0;pwned^G del ^? cr  end \xef\xbf\xbd");
+    sb_free(&sb);
+    const char c1[] = "\xc2\x9b" "2J\tx\xef\xbf\xbe";   /* CSI as a C1 control, a tab, a noncharacter */
+    sb_add_visible(&sb, c1, strlen(c1));
+    assert_string_equal(sb.buf, "\\u009b2J\tx\xef\xbf\xbd");
+    sb_free(&sb);
+}
+
+/* ------------------------------------------------------------ programs grading runs */
+
+/* An executable script at dir/bin/name. */
+static char *put_tool(const char *dir, const char *name, const char *script) {
+    char *rel = xprintf("bin/%s", name);
+    put_file(dir, rel, script);
+    char *path = path_join(dir, rel);
+    assert_int_equal(chmod(path, 0755), 0);
+    free(rel);
+    return path;
+}
+
+/* Ctrl-C during any program that grading runs ends it as interrupted, with
+ * nothing recorded: also during nvcc --version and a cached build, whose
+ * results do not reach the grader. A fake nvcc sends the SIGINT (to us, as
+ * a terminal would) when $WHEN says. */
+static void test_interrupt_during_any_child(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *nvcc = put_tool(dir, "nvcc",
+                          "#!/bin/sh\n"
+                          "if [ \"$1\" = --version ]; then\n"
+                          "    [ \"$WHEN\" = version ] && kill -INT $TEST_PID && sleep 5\n"
+                          "    echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0\n"
+                          "fi\n"
+                          "[ \"$WHEN\" = compile ] && kill -INT $TEST_PID && sleep 5\n"
+                          "echo 'error: not a real nvcc'; exit 1\n");
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    setenv("TEST_PID", pid, 1);
+    setenv("GPUCOURSE_NVCC", nvcc, 1);
+    setenv("GPUCOURSE_NO_GPU", "1", 1);
+    StrList problems = {0};
+    Course *c = course_load(".", &problems);
+    assert_non_null(c);
+    char *ws = path_join(dir, "ws");
+    Workspace w;
+    assert_int_equal(workspace_open(c, ws, &w), 0);
+    const Exercise *e = course_find(c, "ex01");
+    char *sol = course_solution_path(c, e);
+    static const struct {
+        const char *when;
+        bool course_file;
+    } cases[] = {{"version", false}, {"compile", false}, {"compile", true}, {"version", true}};
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        setenv("WHEN", cases[i].when, 1);
+        GradeOptions o = {.source = cases[i].course_file ? sol : NULL, .label = "check-reference"};
+        GradeResult r;
+        double t0 = now_seconds();
+        grade_exercise(c, &w, e, &o, &r);
+        if (r.verdict != V_INTERRUPTED)
+            fprintf(stderr, "# interrupted during %s (%s): %s: %s\n", cases[i].when,
+                    cases[i].course_file ? "a course file" : "the student's file", verdict_key(r.verdict), r.reason);
+        assert_int_equal(r.verdict, V_INTERRUPTED);
+        assert_true(now_seconds() - t0 < 4.0);
+        assert_int_equal(grade_record(&w, e, &r, NULL), 0);
+        assert_false(file_exists(w.progress)); /* nothing recorded */
+        grade_result_free(&r);
+    }
+    /* and without Ctrl-C the fake compile is just an error, with its log */
+    setenv("WHEN", "never", 1);
+    GradeResult r;
+    grade_exercise(c, &w, e, NULL, &r);
+    assert_int_equal(r.verdict, V_COMPILE_ERROR);
+    assert_non_null(strstr(r.compile_log, "not a real nvcc"));
+    grade_result_free(&r);
+    unsetenv("WHEN");
+    unsetenv("TEST_PID");
+    unsetenv("GPUCOURSE_NVCC");
+    unsetenv("GPUCOURSE_NO_GPU");
+    free(sol);
+    workspace_free(&w);
+    course_free(c);
+    strlist_free(&problems);
+    free(ws);
+    free(nvcc);
+    tmpdir_remove(dir);
+}
+
+/* The check of required SASS instructions never passes in silence: a
+ * missing, failing or interrupted cuobjdump is an error that says why. */
+static void test_sass_tool_failures_are_said(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    Toolchain t = {.cuda_home = dir};
+    char *old_path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", "/usr/bin:/bin", 1); /* no cuobjdump from PATH either */
+    char *sass = NULL;
+    assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
+    assert_string_equal(last_error(), "cuobjdump not found");
+    free(put_tool(dir, "cuobjdump", "#!/bin/sh\necho 'cuobjdump fatal   : Could not open input file'; exit 1\n"));
+    assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
+    assert_string_equal(last_error(), "cuobjdump failed (exit code 1): cuobjdump fatal   : Could not open input file");
+    free(put_tool(dir, "cuobjdump", "#!/bin/sh\nkill -SEGV $$\n"));
+    assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
+    assert_non_null(strstr(last_error(), "cuobjdump was killed by signal 11"));
+    char *script = xprintf("#!/bin/sh\nkill -INT %d; sleep 5\n", (int)getpid());
+    free(put_tool(dir, "cuobjdump", script));
+    proc_take_interrupted();
+    assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
+    assert_string_equal(last_error(), "cuobjdump was interrupted");
+    assert_true(proc_take_interrupted());
+    free(put_tool(dir, "cuobjdump", "#!/bin/sh\necho '        /*0040*/  HMMA.16816.F32 R4, R8, R12, R4 ;'\n"));
+    assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), 0);
+    assert_non_null(strstr(sass, "HMMA.16816"));
+    free(sass);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    free(script);
+    tmpdir_remove(dir);
+}
+
+/* What the compiler prints when it reaches the memory limit. */
+static void test_out_of_memory_is_recognized(void **state) {
+    (void)state;
+    assert_true(toolchain_out_of_memory("\ncc1plus: out of memory allocating 2147483664 bytes after a total of 2134016 bytes\n"));
+    assert_true(toolchain_out_of_memory("x.h(605): catastrophic error: out of memory\n"));
+    assert_true(toolchain_out_of_memory("terminate called after throwing an instance of 'std::bad_alloc'\n"));
+    assert_false(toolchain_out_of_memory("x.cu(3): error: expected a declaration\n"));
+    assert_false(toolchain_out_of_memory(NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
@@ -334,6 +604,11 @@ int main(void) {
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_record_progress), cmocka_unit_test(test_violations),
         cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_library_floor),
+        cmocka_unit_test(test_json_report_hostile_bytes), cmocka_unit_test(test_junit_report_hostile_bytes),
+        cmocka_unit_test(test_text_report_hostile_bytes), cmocka_unit_test(test_utf8_decode),
+        cmocka_unit_test(test_visible_text),
+        cmocka_unit_test(test_interrupt_during_any_child), cmocka_unit_test(test_sass_tool_failures_are_said),
+        cmocka_unit_test(test_out_of_memory_is_recognized),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -205,6 +205,128 @@ static void test_harden_self(void **state) {
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Dead: gone, or a zombie that nobody reaped yet (ours or init's). */
+static bool dead(pid_t pid) {
+    if (gone(pid)) return true;
+    char path[64], stat[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return true;
+    size_t len = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[len] = '\0';
+    char *paren = strrchr(stat, ')');
+    return !paren || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+/* gpucourse killed with SIGKILL (here: a forked test process that is in
+ * proc_run) takes everything the run started with it: the program, its
+ * children, one that left the group and one that was orphaned by a double
+ * fork, within a second. */
+static void test_children_die_with_us(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    pid_t runner = fork();
+    assert_true(runner >= 0);
+    if (runner == 0) {
+        char *script = xprintf("echo $$ > %s/sh.tmp; mv %s/sh.tmp %s/sh\n"
+                               "sleep 100 & echo $! > %s/a.tmp; mv %s/a.tmp %s/a\n"
+                               "setsid sh -c 'echo $$ > %s/b.tmp; mv %s/b.tmp %s/b; exec sleep 100' &\n"
+                               "( setsid sh -c 'echo $$ > %s/c.tmp; mv %s/c.tmp %s/c; exec sleep 100' & )\n"
+                               "sleep 100",
+                               dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+        const char *argv[] = {"/bin/sh", "-c", script, NULL};
+        ProcSpec spec = {.argv = argv, .timeout_s = 60};
+        ProcResult r;
+        proc_run(&spec, &r);
+        _exit(0);
+    }
+    const char *names[] = {"sh", "a", "b", "c"};
+    pid_t pids[4];
+    for (int i = 0; i < 4; i++) {
+        char *path = path_join(dir, names[i]);
+        for (int k = 0; k < 500 && !file_exists(path); k++) usleep(10000);
+        free(path);
+        pids[i] = pid_from(dir, names[i]);
+    }
+    assert_int_equal(kill(runner, SIGKILL), 0);
+    assert_int_equal(waitpid(runner, NULL, 0), runner);
+    double t0 = now_seconds();
+    bool all_dead = false;
+    while (!all_dead && now_seconds() - t0 < 1.0) {
+        all_dead = true;
+        for (int i = 0; i < 4; i++) all_dead &= dead(pids[i]);
+        if (!all_dead) usleep(10000);
+    }
+    for (int i = 0; i < 4; i++) {
+        if (!dead(pids[i])) fprintf(stderr, "# %s (pid %d) outlived the process that started it\n", names[i], (int)pids[i]);
+        kill(pids[i], SIGKILL); /* whatever happened, leave nothing behind */
+    }
+    while (waitpid(-1, NULL, WNOHANG) > 0) { /* the orphans that were re-parented to us */
+    }
+    assert_true(all_dead);
+    tmpdir_remove(dir);
+}
+
+/* The address-space limit holds for the program and what it starts: dd's
+ * 512 MiB buffer fails under a 256 MiB limit and works without one. */
+static void test_memory_limit(void **state) {
+    (void)state;
+    const char *argv[] = {"/bin/sh", "-c", "dd if=/dev/zero of=/dev/null bs=512M count=1 2>&1 && echo fine", NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 30, .memory_limit = (size_t)256 << 20};
+    ProcResult r;
+    assert_int_equal(proc_run(&spec, &r), 0);
+    assert_true(r.exited);
+    assert_int_not_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.output, "memory exhausted"));
+    proc_result_free(&r);
+    spec.memory_limit = 0;
+    assert_int_equal(proc_run(&spec, &r), 0);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.output, "fine"));
+    proc_result_free(&r);
+}
+
+static void test_working_directory(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    const char *argv[] = {"/bin/sh", "-c", "pwd", NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 10, .dir = dir};
+    ProcResult r;
+    assert_int_equal(proc_run(&spec, &r), 0);
+    char *want = xprintf("%s\n", dir);
+    assert_string_equal(r.output, want);
+    free(want);
+    proc_result_free(&r);
+    char *missing = path_join(dir, "missing");
+    spec.dir = missing;
+    assert_int_equal(proc_run(&spec, &r), -1);
+    assert_non_null(strstr(last_error(), "No such file or directory"));
+    assert_non_null(strstr(last_error(), missing));
+    free(missing);
+    tmpdir_remove(dir);
+}
+
+/* Ctrl-C during a run is in its result, and stays known to the caller of a
+ * task of several runs until it asks. */
+static void test_interrupt_is_kept(void **state) {
+    (void)state;
+    assert_false(proc_take_interrupted());
+    char *script = xprintf("kill -INT %d; sleep 5", (int)getpid());
+    double t0 = now_seconds();
+    ProcResult r = run_sh(script, 30, 0, 0);
+    assert_true(now_seconds() - t0 < 3.0);
+    assert_true(r.interrupted);
+    proc_result_free(&r);
+    r = run_sh("exit 0", 10, 0, 0);
+    assert_false(r.interrupted);
+    proc_result_free(&r);
+    assert_true(proc_take_interrupted());
+    assert_false(proc_take_interrupted());
+    free(script);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_and_exit_code), cmocka_unit_test(test_output_is_capped),
@@ -213,6 +335,8 @@ int main(void) {
         cmocka_unit_test(test_cannot_start),          cmocka_unit_test(test_live_output),
         cmocka_unit_test(test_escaped_processes_are_killed), cmocka_unit_test(test_verdict_when_the_child_ends),
         cmocka_unit_test(test_other_children_are_left_alone), cmocka_unit_test(test_harden_self),
+        cmocka_unit_test(test_children_die_with_us), cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_working_directory), cmocka_unit_test(test_interrupt_is_kept),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }

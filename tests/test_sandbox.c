@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -480,6 +481,75 @@ static void test_mapped_files(void **state) {
     free(files);
 }
 
+
+/* ---- code from memory, file metadata -------------------------------------------- */
+
+static void probe_memory_and_metadata(Report *r) {
+    void *wx = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    record(r, wx == MAP_FAILED ? -1 : 0);
+    void *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    record(r, rw == MAP_FAILED ? -1 : 0);
+    record(r, rw == MAP_FAILED ? -1 : mprotect(rw, 4096, PROT_READ | PROT_EXEC)); /* copied code made runnable */
+    record(r, rw == MAP_FAILED ? -1 : mprotect(rw, 4096, PROT_READ));           /* RELRO-style: fine */
+    char *ok = in_dir("allowed/ok.txt");
+    record(r, chmod(ok, 0));
+    record(r, utimensat(AT_FDCWD, ok, NULL, 0));
+    free(ok);
+}
+
+static void test_memory_and_metadata(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_memory_and_metadata);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 6);
+    assert_refused(r, 0, EPERM);   /* writable and executable at once */
+    assert_int_equal(r.ret[1], 0); /* plain memory */
+    assert_refused(r, 2, EPERM);   /* made executable later */
+    assert_int_equal(r.ret[3], 0);
+    assert_refused(r, 4, EPERM);   /* chmod */
+    assert_refused(r, 5, EPERM);   /* times */
+}
+
+/* Files first, before any thread exists, as the runner does before CUDA
+ * starts its threads: then threads started later are bound as well. */
+static void test_restrict_files_before_threads(void **state) {
+    (void)state;
+    char *hidden = in_dir("hidden"), *secret = in_dir("hidden/reference.so");
+    put_file(g_dir, "hidden/reference.so", "not for students\n");
+    char **beside = sandbox_paths_beside(hidden);
+    assert_non_null(beside);
+    bool sees_hidden = false, sees_usr = false;
+    for (char **p = beside; *p; p++) {
+        sees_hidden |= strncmp(*p, hidden, strlen(hidden)) == 0;
+        sees_usr |= strcmp(*p, "/usr") == 0;
+    }
+    assert_false(sees_hidden);
+    assert_true(sees_usr);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        SandboxSpec spec = {.read_paths = (const char *const *)beside};
+        SandboxStatus st;
+        if (sandbox_restrict_files(&spec, &st) != 0) _exit(10);
+        if (!st.landlock) _exit(77);
+        int fd = open("/usr/lib", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* everything else stays readable */
+        if (fd < 0) _exit(11);
+        close(fd);
+        if (open(secret, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES) _exit(12);
+        if (sandbox_enter(&spec, &st) != 0 || !st.landlock) _exit(13);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    sandbox_free_paths(beside);
+    free(hidden);
+    free(secret);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) skip();
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status),          cmocka_unit_test(test_threads_start),
@@ -487,7 +557,8 @@ int main(void) {
         cmocka_unit_test(test_no_new_processes), cmocka_unit_test(test_other_processes),
         cmocka_unit_test(test_signals),         cmocka_unit_test(test_files),
         cmocka_unit_test(test_tcp),             cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_mapped_files),
+        cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
+        cmocka_unit_test(test_restrict_files_before_threads),
     };
     return cmocka_run_group_tests_name("sandbox", tests, setup, teardown);
 }

@@ -215,6 +215,55 @@ static void test_flops_table(void **state) {
     assert_true(card_kind_flops("no_such_kind", &n) == -1);
 }
 
+/* Compiler and program output on the card: escapes shown, not obeyed (a
+ * student's #error or printf cannot clear the screen or retitle the window),
+ * bytes that are not UTF-8 as U+FFFD, accents and CJK intact. */
+static void test_card_hostile_output(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r;
+    Doc d;
+    char *text = card_of("wrong", &e, &r, &d);
+    free(text);
+    doc_free(&d);
+    const char *evil = "t.cu:1:2: error: #error \x1b]0;pwned\x07\x1b[2J caf\xc3\xa9 \xe6\xbc\xa2 \xff\x80 \x7f\r\n"
+                       "cut \xe2\x82";
+    r.verdict = V_COMPILE_ERROR;
+    snprintf(r.reason, sizeof r.reason, "reason \x1b]0;pwned\x07 \xff");
+    r.compile_log = xstrdup(evil);
+    r.compile_log_dropped = 10;
+    r.program_output = xstrdup(evil);
+    strlist_add(&r.notes, evil);
+    memset(&d, 0, sizeof d);
+    card_build(&d, &e, &r, 78);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fprintf(stderr, "---- hostile\n%s", text);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        assert_true(*p >= 0x20 || *p == '\n' || *p == '\t');
+    assert_null(strchr(text, 0x7f));
+    assert_null(strchr(text, 0xff));
+    assert_non_null(strstr(text, "\n  t.cu:1:2: error: #error ^[]0;pwned^G^[[2J caf\xc3\xa9 \xe6\xbc\xa2 "
+                                 "\xef\xbf\xbd\xef\xbf\xbd ^?\n"));
+    assert_int_equal(style_of(&d, "#error ^["), S_ERROR);
+    assert_non_null(strstr(text, "reason ^[]0;pwned^G \xef\xbf\xbd\n"));
+    /* the compile log was capped inside a character: it ends before it, the program output (not capped) in U+FFFD */
+    assert_non_null(strstr(text, "\n  cut \n  ... and 12 bytes more (capped)\n"));
+    assert_non_null(strstr(text, "\n  cut \xef\xbf\xbd\n"));
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+/* The live grading log goes through the same helper, line by line. */
+static void test_log_visible(void **state) {
+    (void)state;
+    const char *log = "\x9b\xa2 tail of a cut character\n\x1b]2;title\x07ok\n";
+    StrBuf sb = {0};
+    sb_add_visible(&sb, log, strlen(log));
+    assert_string_equal(sb.buf, "\xef\xbf\xbd\xef\xbf\xbd tail of a cut character\n^[]2;title^Gok\n");
+    sb_free(&sb);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
@@ -222,6 +271,7 @@ int main(void) {
         cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_checks_wrap),
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
         cmocka_unit_test(test_flops_table),
+        cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,23 +223,49 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
 
 /* ------------------------------------------------------------ the card */
 
-static void indented_text(Doc *d, const char *text, int max_lines, Style s, bool mark_errors) {
+/* Text that came from nvcc or the student's code (a reason may quote it
+ * too): its escapes shown, not obeyed by the terminal. */
+static char *visible(const char *s, size_t len) {
+    StrBuf sb = {0};
+    sb_add_visible(&sb, s, len);
+    return sb_take(&sb);
+}
+
+static void add_visible(Doc *d, Style s, const char *text) {
+    char *v = visible(text, strlen(text));
+    doc_add(d, s, v);
+    free(v);
+}
+
+/* At most max_lines lines of a log, indented; dropped: bytes beyond its cap,
+ * which may have fallen inside a character (that one is not shown). */
+static void indented_text(Doc *d, const char *text, size_t dropped, int max_lines, Style s, bool mark_errors) {
     int shown = 0;
-    const char *p = text;
-    while (*p && shown < max_lines) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char *line = xstrndup(p, len);
+    size_t len = strlen(text);
+    if (dropped) {
+        size_t cut = utf8_cut(text, len);
+        dropped += len - cut;
+        len = cut;
+    }
+    const char *p = text, *end = text + len;
+    while (p < end && shown < max_lines) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        char *line = visible(p, n);
         Style ls = mark_errors && (strstr(line, "error") || strstr(line, "Error")) ? S_ERROR : s;
         doc_add(d, S_DIM, "  ");
         doc_add(d, ls, line);
         doc_newline(d);
         free(line);
         shown++;
-        p += len + (nl ? 1 : 0);
+        p += n + (nl ? 1 : 0);
     }
-    if (*p) {
-        doc_printf(d, S_DIM, "  ... %zu more bytes", strlen(p));
+    if (p < end) {
+        doc_printf(d, S_DIM, "  ... %zu more bytes", (size_t)(end - p));
+        doc_newline(d);
+    }
+    if (dropped) {
+        doc_printf(d, S_DIM, "  ... and %zu bytes more (capped)", dropped);
         doc_newline(d);
     }
 }
@@ -251,7 +277,9 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     Style vs = card_verdict_style(r->verdict);
     doc_printf(d, vs, " %s ", card_verdict_banner(r->verdict));
     doc_newline(d);
-    doc_wrap(d, S_NORMAL, r->reason, 0, width);
+    char *reason = visible(r->reason, strlen(r->reason));
+    doc_wrap(d, S_NORMAL, reason, 0, width);
+    free(reason);
     if (r->verdict == V_SKIPPED) {
         doc_newline(d);
         doc_wrap(d, S_NORMAL,
@@ -304,7 +332,7 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
         doc_newline(d);
         for (int i = 0; i < r->mismatches.count; i++) {
             doc_add(d, S_ERROR, "  ");
-            doc_add(d, S_ERROR, r->mismatches.items[i]);
+            add_visible(d, S_ERROR, r->mismatches.items[i]);
             doc_newline(d);
         }
     }
@@ -323,26 +351,22 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
         doc_newline(d);
         doc_add(d, S_H3, "nvcc says");
         doc_newline(d);
-        indented_text(d, r->compile_log, 200, S_LOG, true);
-    } else if (r->compile_log && r->compile_log[0]) {
+        indented_text(d, r->compile_log, r->compile_log_dropped, 200, S_LOG, true);
+    } else if (r->compile_log && (r->compile_log[0] || r->compile_log_dropped)) {
         doc_newline(d);
         doc_printf(d, S_H3, "Compiler warnings");
         doc_newline(d);
-        indented_text(d, r->compile_log, 40, S_LOG, true);
+        indented_text(d, r->compile_log, r->compile_log_dropped, 40, S_LOG, true);
     }
     if (r->program_output && (r->program_output[0] || r->output_dropped)) {
         doc_newline(d);
         doc_add(d, S_H3, "Your program printed");
         doc_newline(d);
-        indented_text(d, r->program_output, 40, S_LOG, false);
-        if (r->output_dropped) {
-            doc_printf(d, S_DIM, "  ... and %zu bytes more (capped)", r->output_dropped);
-            doc_newline(d);
-        }
+        indented_text(d, r->program_output, r->output_dropped, 40, S_LOG, false);
     }
     for (int i = 0; i < r->notes.count; i++) {
         label(d, "Note");
-        doc_add(d, S_DIM, r->notes.items[i]);
+        add_visible(d, S_DIM, r->notes.items[i]);
         doc_newline(d);
     }
     if (r->compile_log || r->wall_s > 0) {

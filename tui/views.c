@@ -344,7 +344,8 @@ static void draw_grading(App *a) {
     int avail = rows - 3;
     /* the last lines of the log that fit */
     const char *s = a->log.buf ? a->log.buf : "";
-    const char *end = s + a->log.len;
+    const char *end = s + utf8_cut(s, a->log.len); /* a character half read yet: shown when it is whole */
+    while (s < end && ((unsigned char)*s & 0xc0) == 0x80) s++; /* the log's tail was kept from mid-character */
     if (end > s && end[-1] == '\n') end--;
     const char *start = end;
     int n = 0;
@@ -353,14 +354,17 @@ static void draw_grading(App *a) {
         if (*start == '\n') n++;
     }
     if (start > s || (start == s && *start == '\n')) start++;
+    StrBuf line = {0};
     for (int y = 4; start < end && y < rows + 1; y++) {
         const char *nl = memchr(start, '\n', (size_t)(end - start));
         size_t len = nl ? (size_t)(nl - start) : (size_t)(end - start);
-        draw_textn(y, 1, cols - 2, strstr(start, "error") && (size_t)(strstr(start, "error") - start) < len ? S_ERROR
-                                                                                                           : S_LOG,
-                   start, len);
+        line.len = 0;
+        sb_add_visible(&line, start, len); /* the output's escapes shown, not obeyed */
+        const char *text = line.len ? line.buf : "";
+        draw_textn(y, 1, cols - 2, strstr(text, "error") ? S_ERROR : S_LOG, text, line.len);
         start += len + 1;
     }
+    sb_free(&line);
 }
 
 void view_draw(App *a) {
