@@ -1,4 +1,4 @@
-// expect: 1 wrong_answer -- dlopens cuBLAS under a name decoded at run time and computes c = a + b with cublasScopy + cublasSaxpy; writes nothing when it cannot
+// expect: 5 requirement_not_met -- dlopens cuBLAS under a name decoded at run time and computes c = a + b with cublasScopy + cublasSaxpy; the judge finds libcublasLt in the runner's maps (H100, 2026-11-23: Landlock lets the runner read the toolkit, everything but the build directory)
 // Attack: nothing of cuBLAS in the object (soname, toolkit paths and function names XOR-encoded, decoded at run time),
 // dlopen + dlsym, c = a (Scopy) then c += b (Saxpy): passes a grader that only scans the object. Stopped: Landlock
 // refuses to open a library outside the system directories, so dlopen fails and c stays poisoned. Were cuBLAS in a
