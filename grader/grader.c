@@ -174,7 +174,7 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
             set_verdict(r, V_RUNTIME_ERROR, "the harness reported nothing (exit code %d)", st->exit_code);
         return;
     }
-    if (r->sandbox[0] && (strstr(r->sandbox, "(off)") || strstr(r->sandbox, "seccomp off")))
+    if (!strncmp(r->sandbox, "partial", 7))
         strlist_add(&r->notes, "your code ran with fewer restrictions than usual on this machine; see docs/harness.md");
     if (p.violation_kind[0]) {
         /* the student's code broke a rule that the verdict depends on */

@@ -186,15 +186,14 @@ static size_t elem_size(ElemType) { return 4; }
 static const char *contestant_name[] = {"student", "reference", "library", "baseline"};
 
 struct Runner {
-    const char *role;  // "student", "trusted"
     pid_t pid;
     int sock;
     uint64_t seq;
     bool stopped;
 };
 
-static Runner student_runner = {"student", -1, -1, 0, false};
-static Runner trusted_runner = {"trusted", -1, -1, 0, false};
+static Runner student_runner = {-1, -1, 0, false};
+static Runner trusted_runner = {-1, -1, 0, false};
 
 static Runner &runner_for(int c) { return c == STUDENT ? student_runner : trusted_runner; }
 
@@ -391,11 +390,7 @@ static int next_slot;
 
 static void bind(Problem &p, int c) {
     Runner &r = runner_for(c);
-    Msg m;
-    memset(&m, 0, sizeof m);
-    m.magic = MSG_MAGIC;
-    m.type = MSG_BIND;
-    m.seq = ++r.seq;
+    Msg m = msg_init(MSG_BIND, ++r.seq);
     m.slot = p.slot[c] = next_slot++ % 64;
     m.narrays = p.narrays[c];
     int fds[MAX_ARRAYS];
@@ -449,11 +444,7 @@ static void problem_free(Problem &p) {
     for (int c = 0; c < CONTESTANTS; c++) {
         if (!p.has[c]) continue;
         Runner &r = runner_for(c);
-        Msg m;
-        memset(&m, 0, sizeof m);
-        m.magic = MSG_MAGIC;
-        m.type = MSG_UNBIND;
-        m.seq = ++r.seq;
+        Msg m = msg_init(MSG_UNBIND, ++r.seq);
         m.slot = p.slot[c];
         msg_send(r.sock, m, NULL, 0);  // no answer: a runner that keeps the mapping only keeps memory
         for (int i = 0; i < p.narrays[c]; i++) shared_free(&p.own[c][i]);
@@ -610,11 +601,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed) {
     snprintf(phase, sizeof phase, "%s solve at size %s%s", contestant_name[c], dims, timed ? " (timed)" : "");
 
     Runner &r = runner_for(c);
-    Msg m;
-    memset(&m, 0, sizeof m);
-    m.magic = MSG_MAGIC;
-    m.type = MSG_RUN;
-    m.seq = ++r.seq;
+    Msg m = msg_init(MSG_RUN, ++r.seq);
     m.who = c;
     m.slot = p.slot[c];
     m.dims = p.dims;

@@ -8,6 +8,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+Msg msg_init(uint32_t type, uint64_t seq) {
+    Msg m;
+    memset(&m, 0, sizeof m);
+    m.magic = MSG_MAGIC;
+    m.type = type;
+    m.seq = seq;
+    return m;
+}
+
 int msg_send(int sock, const Msg &m, const int *fds, int nfds) {
     struct msghdr h;
     memset(&h, 0, sizeof h);
@@ -89,7 +98,8 @@ static CUmemAllocationProp shared_prop(void) {
     return p;
 }
 
-size_t shared_granularity(void) {
+// The allocation granularity that every shared buffer is rounded up to.
+static size_t shared_granularity(void) {
     static size_t g;
     if (!g) {
         CUmemAllocationProp p = shared_prop();

@@ -27,7 +27,6 @@ enum MsgType : uint32_t {
     MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars
     MSG_DONE,       // runner -> judge: seq, event_ms
     MSG_FAIL,       // runner -> judge: seq, text = what failed ("cuda: ...", "load: ...")
-    MSG_QUIT,       // judge -> runner
 };
 
 // Who a RUN is for. The student runner serves only STUDENT; the trusted
@@ -45,15 +44,15 @@ struct Msg {
     char text[512];              // READY, FAIL
 };
 
+// A message of `type` answering or asking `seq`, every other field zero.
+Msg msg_init(uint32_t type, uint64_t seq);
+
 // Sends one message with up to MAX_ARRAYS descriptors; 0 or -1 (errno).
 int msg_send(int sock, const Msg &m, const int *fds, int nfds);
 // Receives one message. Descriptors that came with it are stored in fds (up
 // to max_fds, the rest closed) and counted in *nfds. Returns 1, 0 at end of
 // stream, -1 on error or a packet that is not a whole Msg with our magic.
 int msg_recv(int sock, Msg *m, int *fds, int max_fds, int *nfds);
-
-// The allocation granularity that every shared buffer is rounded up to.
-size_t shared_granularity(void);
 
 // Device memory the judge shares with a runner: a CUDA virtual-memory
 // allocation that can be exported as a file descriptor.

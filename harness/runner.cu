@@ -46,11 +46,7 @@ static void *solve_fn;  // the student's or the reference's solve
 static int sock = RUNNER_FD;
 
 static void reply(uint32_t type, uint64_t seq, double ms, const char *text) {
-    Msg m;
-    memset(&m, 0, sizeof m);
-    m.magic = MSG_MAGIC;
-    m.type = type;
-    m.seq = seq;
+    Msg m = msg_init(type, seq);
     m.event_ms = ms;
     if (text) snprintf(m.text, sizeof m.text, "%s", text);
     if (msg_send(sock, m, NULL, 0) < 0) _exit(3);  // the judge is gone
@@ -168,29 +164,18 @@ static void limit_host_memory(void) {
 }
 
 static std::string sandbox_text(const SandboxStatus &st) {
+    // "full" or "partial" first: the grader decides on that word alone
     char text[400];
-    snprintf(text, sizeof text, "landlock %d%s, seccomp %s%s%s", st.landlock_abi, st.landlock ? "" : " (off)",
-             st.seccomp ? "on" : "off", st.note[0] ? "; " : "", st.note);
+    snprintf(text, sizeof text, "%s: landlock %d%s, seccomp %s%s%s", st.landlock && st.seccomp ? "full" : "partial",
+             st.landlock_abi, st.landlock ? "" : " (off)", st.seccomp ? "on" : "off", st.note[0] ? "; " : "", st.note);
     return text;
 }
 
-// Serves the judge until it says QUIT or goes away.
-static int serve(bool trusted, const char *library) {
+// Serves the judge until it goes away (or kills this process).
+int runner_main(bool trusted, const char *library) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
     signal(SIGPIPE, SIG_IGN);
-    std::vector<std::string> reads, writes;
-    std::vector<const char *> r, w;
-    readable_paths(library, reads);
-    add_nvidia_devices(writes);
-    SandboxSpec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.read_paths = c_list(reads, r);
-    spec.write_paths = c_list(writes, w);
-    spec.file_size_bytes = 1 << 20;
-    spec.max_open_files = 1024;
-    SandboxStatus st;
-    memset(&st, 0, sizeof st);
     // Landlock before cudaFree(0) would bind CUDA's threads too, but the
     // driver's start-up fails inside it on the H100 ("OS call failed"):
     // until what it needs is known, the sandbox comes after (docs/harness.md).
@@ -204,7 +189,19 @@ static int serve(bool trusted, const char *library) {
         return 3;
     }
     std::string status = "trusted";
-    if (!trusted) {  // the rest of the sandbox: limits, and the syscall filter on every thread
+    if (!trusted) {  // the sandbox: files, limits, and the syscall filter on every thread
+        std::vector<std::string> reads, writes;
+        std::vector<const char *> r, w;
+        readable_paths(library, reads);
+        add_nvidia_devices(writes);
+        SandboxSpec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.read_paths = c_list(reads, r);
+        spec.write_paths = c_list(writes, w);
+        spec.file_size_bytes = 1 << 20;
+        spec.max_open_files = 1024;
+        SandboxStatus st;
+        memset(&st, 0, sizeof st);
         limit_host_memory();
         if (sandbox_enter(&spec, &st) < 0) {
             reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());
@@ -235,15 +232,12 @@ static int serve(bool trusted, const char *library) {
         case MSG_BIND: bind_slot(m, fds, nfds); break;
         case MSG_UNBIND: unbind_slot(m); break;
         case MSG_RUN: run(m, trusted, start, stop); break;
-        case MSG_QUIT: return 0;
         default:
             for (int i = 0; i < nfds; i++) close(fds[i]);
             reply(MSG_FAIL, m.seq, 0, "setup: unknown message");
         }
     }
 }
-
-int runner_main(bool trusted, const char *library) { return serve(trusted, library); }
 
 #ifdef GPUCOURSE_STUDENT_RUNNER
 int main(int argc, char **argv) {

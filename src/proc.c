@@ -72,33 +72,7 @@ static int list_children(pid_t *out, int max) {
     return n;
 }
 
-static bool pid_in(pid_t pid, const pid_t *list, int n) {
-    for (int i = 0; i < n; i++)
-        if (list[i] == pid) return true;
-    return false;
-}
-
 enum { MAX_CHILDREN = 256 };
-
-/* Ends whatever the run left behind: processes that called setsid() or
- * double-forked left its process group, and as we are a subreaper they are
- * our children now. Kills and reaps every child that is not in `before`
- * (the children we had when the run started: not ours to touch), again
- * while new orphans appear, for at most about two seconds. */
-static void kill_leftovers(const pid_t *before, int nbefore) {
-    double give_up = now_seconds() + 2.0;
-    for (;;) {
-        pid_t kids[MAX_CHILDREN];
-        int n = list_children(kids, MAX_CHILDREN), left = 0;
-        for (int i = 0; i < n; i++) {
-            if (pid_in(kids[i], before, nbefore)) continue;
-            kill(kids[i], SIGKILL);
-            if (waitpid(kids[i], NULL, WNOHANG) != kids[i]) left++;
-        }
-        if (!left || now_seconds() > give_up) return;
-        usleep(2000);
-    }
-}
 
 char *proc_find_in_path(const char *name) {
     if (strchr(name, '/')) return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
@@ -157,15 +131,20 @@ static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, 
 
 static void wake(int sig) { (void)sig; }
 
-/* In the guard when gpucourse died: kills everything below it. As a
- * subreaper it inherits the children of every process it kills, so it goes
- * on until it has no child left. */
+/* In the guard, once the program ended or gpucourse died: kills everything
+ * below it, also what called setsid() or double-forked to leave the run's
+ * process group (as a subreaper the guard inherits those orphans), again
+ * while new orphans appear, for at most about two seconds. */
 static void kill_descendants(void) {
+    double give_up = now_seconds() + 2.0;
     for (;;) {
         pid_t kids[MAX_CHILDREN];
         int n = list_children(kids, MAX_CHILDREN);
         for (int i = 0; i < n; i++) kill(kids[i], SIGKILL);
-        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) return;
+        while (waitpid(-1, NULL, WNOHANG) > 0) {
+        }
+        if (n == 0 || now_seconds() > give_up) return;
+        usleep(2000);
     }
 }
 
@@ -209,6 +188,7 @@ static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int 
             _exit(127);
         }
     }
+    kill_descendants(); /* nothing the program started outlives the run */
     if (WIFEXITED(wstatus)) _exit(WEXITSTATUS(wstatus));
     /* die of the same signal, without a core dump of our own */
     int sig = WTERMSIG(wstatus);
@@ -243,10 +223,6 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
 
 int proc_run(const ProcSpec *spec, ProcResult *res) {
     memset(res, 0, sizeof *res);
-    /* Orphans of anything we start become our children (not init's), so
-     * that kill_leftovers finds them. Once for the process. */
-    static bool subreaper;
-    if (!subreaper) subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
     int out[2], status[2], resp[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) < 0) return error("cannot create a pipe: %s", strerror(errno));
     if (pipe2(status, O_CLOEXEC) < 0) {
@@ -265,8 +241,6 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     stop_signal = 0;
     for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &act, &old[i]);
 
-    pid_t before[MAX_CHILDREN];
-    int nbefore = list_children(before, MAX_CHILDREN);
     double start = now_seconds();
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
@@ -338,7 +312,6 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     /* anything the child left behind in its group (only the group: the
      * child is reaped, its pid may be someone else's now) */
     kill(-pid, SIGKILL);
-    kill_leftovers(before, nbefore);
 
     /* What was written before they ended is still in the pipes: read it, but
      * never wait (something that escaped us may still hold a pipe open). */

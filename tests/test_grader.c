@@ -289,7 +289,7 @@ static void test_violations(void **state) {
     GradeResult r;
     assert_int_equal(decide("violation_input", &exited_ok, &r), V_WRONG);
     assert_non_null(strstr(r.reason, "changed its input a"));
-    assert_string_equal(r.sandbox, "landlock 7, seccomp on");
+    assert_string_equal(r.sandbox, "full: landlock 7, seccomp on");
     assert_int_equal(r.notes.count, 0);
     grade_result_free(&r);
     assert_int_equal(decide("violation_library", &exited_ok, &r), V_REQUIREMENT);
