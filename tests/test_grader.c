@@ -34,6 +34,14 @@ static Verdict decide(const char *name, const RunStatus *st, GradeResult *r) {
     return r->verdict;
 }
 
+/* Decides on tests/data/NAME.txt: the verdict is v and the reason says `part`. */
+static void expect_reason(const char *name, const RunStatus *st, Verdict v, const char *part) {
+    GradeResult r;
+    assert_int_equal(decide(name, st, &r), v);
+    assert_non_null(strstr(r.reason, part));
+    grade_result_free(&r);
+}
+
 static void test_pass(void **state) {
     (void)state;
     GradeResult r;
@@ -117,19 +125,13 @@ static void test_crash_by_signal(void **state) {
 
 static void test_stopped_early(void **state) {
     (void)state;
-    GradeResult r;
     RunStatus st = {.exited = true, .exit_code = 1, .timeout_s = 60};
-    assert_int_equal(decide("partial", &st, &r), V_RUNTIME_ERROR);
-    assert_non_null(strstr(r.reason, "stopped before it finished"));
-    grade_result_free(&r);
+    expect_reason("partial", &st, V_RUNTIME_ERROR, "stopped before it finished");
 }
 
 static void test_implausible_speed(void **state) {
     (void)state;
-    GradeResult r;
-    assert_int_equal(decide("implausible", &exited_ok, &r), V_WRONG);
-    assert_non_null(strstr(r.reason, "faster than the memory allows"));
-    grade_result_free(&r);
+    expect_reason("implausible", &exited_ok, V_WRONG, "faster than the memory allows");
 }
 
 /* A kind with a library baseline (CUB): its floor decides too. */
@@ -292,20 +294,13 @@ static void test_violations(void **state) {
     assert_string_equal(r.sandbox, "full: landlock 7, seccomp on");
     assert_int_equal(r.notes.count, 0);
     grade_result_free(&r);
-    assert_int_equal(decide("violation_library", &exited_ok, &r), V_REQUIREMENT);
-    assert_non_null(strstr(r.reason, "libcublas.so.13"));
-    grade_result_free(&r);
-    assert_int_equal(decide("violation_protocol", &exited_ok, &r), V_RUNTIME_ERROR);
-    assert_non_null(strstr(r.reason, "did not ask for"));
-    grade_result_free(&r);
+    expect_reason("violation_library", &exited_ok, V_REQUIREMENT, "libcublas.so.13");
+    expect_reason("violation_protocol", &exited_ok, V_RUNTIME_ERROR, "did not ask for");
 }
 
 static void test_runner_ended(void **state) {
     (void)state;
-    GradeResult r;
-    assert_int_equal(decide("runner_ended", &exited_ok, &r), V_RUNTIME_ERROR);
-    assert_non_null(strstr(r.reason, "ended (exit status 0)"));
-    grade_result_free(&r);
+    expect_reason("runner_ended", &exited_ok, V_RUNTIME_ERROR, "ended (exit status 0)");
 }
 
 /* A runner that under-reported its time: the times are the judge's, so a
