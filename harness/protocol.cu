@@ -117,10 +117,23 @@ static bool cu_failed(CUresult rc, const char *what, char *why, size_t why_size)
     return true;
 }
 
+// The alignment of a buffer's addresses: the smallest power of two that
+// holds it, up to 1 GiB. The GPU's MMU maps aligned memory with larger
+// pages; at the granularity alone (2 MiB) a kernel that writes to many
+// distant pages at once ran 2% slower on the H100 than on cudaMalloc's
+// memory, which is aligned like this.
+static size_t address_alignment(size_t size) {
+    size_t a = shared_granularity();
+    while (a < size && a < ((size_t)1 << 30)) a *= 2;
+    return a;
+}
+
 // Maps b->handle at a fresh address, read-write for device 0.
 static bool map_here(SharedBuf *b, char *why, size_t why_size) {
     CUdeviceptr p = 0;
-    if (cu_failed(cuMemAddressReserve(&p, b->size, 0, 0, 0), "cuMemAddressReserve", why, why_size)) return false;
+    if (cu_failed(cuMemAddressReserve(&p, b->size, address_alignment(b->size), 0, 0), "cuMemAddressReserve", why,
+                  why_size))
+        return false;
     if (cu_failed(cuMemMap(p, b->size, 0, (CUmemGenericAllocationHandle)b->handle, 0), "cuMemMap", why, why_size)) {
         cuMemAddressFree(p, b->size);
         return false;

@@ -127,10 +127,7 @@ static void add_nvidia_devices(std::vector<std::string> &out) {
 
 // The student's code may read the whole file system but the build
 // directory (where the reference's library and the judges live), of which
-// only its own library and this runner; it may write to the GPU's device
-// files alone. Entered before CUDA starts its threads, so that Landlock binds
-// every thread of the process (before Landlock ABI 8 it cannot bind threads
-// that already run).
+// only its own library and this runner.
 static void readable_paths(const char *library, std::vector<std::string> &hold) {
     std::string lib = library;
     char *real = realpath(library, NULL);
@@ -176,9 +173,32 @@ int runner_main(bool trusted, const char *library) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
     signal(SIGPIPE, SIG_IGN);
-    // Landlock before cudaFree(0) would bind CUDA's threads too, but the
-    // driver's start-up fails inside it on the H100 ("OS call failed"):
-    // until what it needs is known, the sandbox comes after (docs/harness.md).
+    // The student's runner enters Landlock while it is the only thread, so
+    // that the domain binds every thread CUDA starts (before Landlock ABI 8
+    // it cannot bind threads that already run), then the rest of the
+    // sandbox once CUDA is up.
+    std::vector<std::string> reads, writes;
+    std::vector<const char *> r, w;
+    SandboxSpec spec;
+    memset(&spec, 0, sizeof spec);
+    SandboxStatus st;
+    memset(&st, 0, sizeof st);
+    if (!trusted) {
+        readable_paths(library, reads);
+        add_nvidia_devices(writes);
+        // the driver names its threads through /proc/self/task/TID/comm and
+        // fails to start if it cannot (the seccomp filter later refuses every
+        // open for writing anyway)
+        writes.push_back("/proc/self/task");
+        spec.read_paths = c_list(reads, r);
+        spec.write_paths = c_list(writes, w);
+        spec.file_size_bytes = 1 << 20;
+        spec.max_open_files = 1024;
+        if (sandbox_restrict_files(&spec, &st) < 0) {
+            reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());
+            return 3;
+        }
+    }
     cudaError_t err = cudaFree(0);  // the context, and CUDA's threads
     cudaEvent_t start, stop;
     if (err == cudaSuccess) err = cudaEventCreate(&start);
@@ -189,19 +209,7 @@ int runner_main(bool trusted, const char *library) {
         return 3;
     }
     std::string status = "trusted";
-    if (!trusted) {  // the sandbox: files, limits, and the syscall filter on every thread
-        std::vector<std::string> reads, writes;
-        std::vector<const char *> r, w;
-        readable_paths(library, reads);
-        add_nvidia_devices(writes);
-        SandboxSpec spec;
-        memset(&spec, 0, sizeof spec);
-        spec.read_paths = c_list(reads, r);
-        spec.write_paths = c_list(writes, w);
-        spec.file_size_bytes = 1 << 20;
-        spec.max_open_files = 1024;
-        SandboxStatus st;
-        memset(&st, 0, sizeof st);
+    if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();
         if (sandbox_enter(&spec, &st) < 0) {
             reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());

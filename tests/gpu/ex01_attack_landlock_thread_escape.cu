@@ -1,5 +1,5 @@
-// expect: 4 runtime_error -- gets code run on a CUDA driver thread started before the sandbox (Landlock ABI < 8 does not bind it), loads the compiled reference from there, tries to launder its mappings out of /proc/PID/maps and call it
-// H100, 2026-11-23: the escape and the load worked; the laundering (anonymous executable copies) is refused by the seccomp filter and the runner crashes (SIGSEGV): runtime error. The escape itself is a known gap (docs/harness.md): Landlock must be entered before CUDA's threads exist.
+// expect: 2 too_slow -- gets code run on a CUDA driver thread (Landlock ABI < 8 binds no thread that ran before the domain), loads the compiled reference from there, tries to launder its mappings out of /proc/PID/maps and call it; finds no way in and falls back to a slow kernel
+// H100, 2026-11-23, before the runner entered Landlock ahead of CUDA: the escape and the load worked and the laundering (anonymous executable copies) was refused by the seccomp filter (runtime error). Now every thread, the driver's included, is bound: no thread can open the reference.
 // Attack: Landlock < ABI 8 binds only the thread that entered it and its children, not the CUDA driver's threads
 // started before. Run code on one of them (hook libcuda's GOT for poll/nanosleep/..., cudaLaunchHostFunc, signals),
 // from there start a thread that dlopens the reference and replaces its file mappings with anonymous copies (the maps
