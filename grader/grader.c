@@ -2,6 +2,7 @@
 #include "grader.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 /* A student kernel faster than this many times the same-run copy cannot have
  * moved the bytes it must (a read-only reduction reaches ~1.02x). */
 #define IMPLAUSIBLE_VS_BASELINE 1.6
+/* A compute-bound kernel faster than the GPU's peak FLOP/s (dense, at the
+ * highest clock) cannot have done the operations it must. */
+#define IMPLAUSIBLE_VS_PEAK 1.0
 enum { RESULT_FD = 3, OUTPUT_LIMIT = 64 * 1024 };
 
 static const struct {
@@ -97,6 +101,18 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
     else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
     else if (!strcmp(key, "bytes")) r->bytes = strtod(val, NULL);
+    else if (!strcmp(key, "flops")) r->flops = strtod(val, NULL);
+    else if (!strcmp(key, "peak")) r->peak_tflops = strtod(val, NULL);
+    else if (!strcmp(key, "norm")) {
+        double err = 0, bound = 0;
+        bool parsed = sscanf(val, "%*s %lf %lf", &err, &bound) == 2;
+        bool worse = !r->has_norm || (!isnan(r->norm_error) && (isnan(err) || err > r->norm_error));
+        if (parsed && worse) {
+            r->norm_error = err; /* the largest; a NaN stays */
+            r->norm_bound = bound;
+            r->has_norm = true;
+        }
+    }
     else if (!strcmp(key, "library")) snprintf(r->library_name, sizeof r->library_name, "%s", val);
     else if (!strcmp(key, "check") && r->nchecks < MAX_CHECKS) {
         CheckResult *c = &r->checks[r->nchecks++];
@@ -204,11 +220,19 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     if (any_wrong) {
         long long bad = 0;
         for (int i = 0; i < r->nchecks; i++) bad += r->checks[i].ok ? 0 : r->checks[i].mismatches;
-        set_verdict(r, V_WRONG, "%lld wrong element%s at size %s (seed %llu)", bad, bad == 1 ? "" : "s",
-                    first_failed_size(r), r->seed);
+        if (r->has_norm && !(r->norm_error <= r->norm_bound))
+            set_verdict(r, V_WRONG,
+                        "relative error %.2e (Frobenius norm, against exact values) at size %s is above the bound "
+                        "%.0e; %lld element%s off by more than the bound times the RMS of C, or not a number "
+                        "(seed %llu)",
+                        r->norm_error, first_failed_size(r), r->norm_bound, bad, bad == 1 ? "" : "s", r->seed);
+        else
+            set_verdict(r, V_WRONG, "%lld wrong element%s at size %s (seed %llu)", bad, bad == 1 ? "" : "s",
+                        first_failed_size(r), r->seed);
         return;
     }
-    if (!p.done || r->student.samples == 0 || r->reference.samples == 0 || r->baseline.samples == 0) {
+    bool compute = r->flops > 0;
+    if (!p.done || r->student.samples == 0 || r->reference.samples == 0 || (!compute && r->baseline.samples == 0)) {
         set_verdict(r, V_RUNTIME_ERROR, "the harness stopped before it finished (exit code %d)", st->exit_code);
         return;
     }
@@ -218,15 +242,29 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     if (p.busy)
         strlist_add(&r->notes, "GPU work was still running after your solve returned; it counted in your time");
     r->vs_reference = r->reference.median_ms / r->student.median_ms;
-    r->vs_baseline = r->baseline.median_ms / r->student.median_ms;
     r->gbps_student = r->bytes / (r->student.median_ms * 1e6);
     r->gbps_reference = r->bytes / (r->reference.median_ms * 1e6);
-    r->gbps_baseline = r->bytes / (r->baseline.median_ms * 1e6);
+    if (r->baseline.samples) {
+        r->vs_baseline = r->baseline.median_ms / r->student.median_ms;
+        r->gbps_baseline = r->bytes / (r->baseline.median_ms * 1e6);
+    }
     if (r->library.samples) {
         r->vs_library = r->library.median_ms / r->student.median_ms;
         r->gbps_library = r->bytes / (r->library.median_ms * 1e6);
     }
-    if (r->vs_baseline > IMPLAUSIBLE_VS_BASELINE) {
+    if (compute) {
+        r->tflops_student = r->flops / (r->student.median_ms * 1e9);
+        r->tflops_reference = r->flops / (r->reference.median_ms * 1e9);
+        if (r->library.samples) r->tflops_library = r->flops / (r->library.median_ms * 1e9);
+    }
+    if (compute && r->peak_tflops > 0 && r->tflops_student > IMPLAUSIBLE_VS_PEAK * r->peak_tflops) {
+        set_verdict(r, V_WRONG,
+                    "%.0f TFLOP/s is above this GPU's peak of %.0f TFLOP/s for this arithmetic: faster than the "
+                    "tensor cores allow, so some work was skipped",
+                    r->tflops_student, r->peak_tflops);
+        return;
+    }
+    if (!compute && r->vs_baseline > IMPLAUSIBLE_VS_BASELINE) {
         set_verdict(r, V_WRONG,
                     "%.0f GB/s is %.1fx the copy bandwidth measured in the same run: faster than the memory "
                     "allows, so some work was skipped",
@@ -238,14 +276,19 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                     r->vs_reference, e->floor_reference);
         return;
     }
-    if (e->floor_baseline > 0 && r->vs_baseline < e->floor_baseline) {
+    if (!compute && e->floor_baseline > 0 && r->vs_baseline < e->floor_baseline) {
         set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the copy bandwidth (floor %.2fx)",
                     r->vs_baseline, e->floor_baseline);
         return;
     }
     if (e->floor_library > 0 && r->library.samples && r->vs_library < e->floor_library) {
-        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput (floor %.2fx)",
-                    r->vs_library, r->library_name, e->floor_library);
+        if (compute)
+            set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput (%.0f vs %.0f "
+                        "TFLOP/s; floor %.2fx)",
+                        r->vs_library, r->library_name, r->tflops_student, r->tflops_library, e->floor_library);
+        else
+            set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput (floor %.2fx)",
+                        r->vs_library, r->library_name, e->floor_library);
         return;
     }
     set_verdict(r, V_PASS, "correct, and %.2fx the reference's throughput (floor %.2fx)", r->vs_reference,
@@ -322,10 +365,35 @@ static void check_required_sass(const Toolchain *t, const Exercise *e, const cha
         free(note);
         return;
     }
+    /* what each instruction is, so that the message says what the code lacks */
+    static const struct {
+        const char *sass, *what;
+    } known[] = {
+        {"HMMA", "a tensor-core matrix multiply-accumulate (mma.sync); without it the products run on the "
+                 "CUDA cores at a fraction of the speed"},
+        {"LDSM", "ldmatrix, the warp-wide load of fragments from shared memory; without it each lane gathers its "
+                 "own elements"},
+        {"LDGSTS", "cp.async, the copy from global to shared memory that does not wait in registers; without it "
+                   "loads and math cannot overlap"},
+        {"HGMMA", "a warpgroup MMA (wgmma.mma_async) from shared memory; mma.sync or FFMA code reaches a fraction "
+                  "of Hopper's tensor-core rate"},
+        {"UTMALDG", "a TMA load (cp.async.bulk.tensor) through a tensor map"},
+        {"UTMASTG", "a TMA store (cp.async.bulk.tensor from shared to global)"},
+        {"SYNCS", "an mbarrier operation, which TMA copies complete on"},
+    };
     for (int i = 0; i < e->required_sass.count; i++) {
-        if (strstr(sass, e->required_sass.items[i])) continue;
-        set_verdict(r, V_REQUIREMENT, "correct, but your machine code has no %s instruction, which this exercise is about",
-                    e->required_sass.items[i]);
+        const char *want = e->required_sass.items[i];
+        if (strstr(sass, want)) continue;
+        const char *what = NULL;
+        for (size_t k = 0; k < ARRAY_SIZE(known) && !what; k++)
+            if (!strcmp(known[k].sass, want)) what = known[k].what;
+        if (what)
+            set_verdict(r, V_REQUIREMENT,
+                        "correct, but your machine code has no %s instruction: %s, which this exercise is about", want,
+                        what);
+        else
+            set_verdict(r, V_REQUIREMENT, "correct, but your machine code has no %s instruction, which this exercise is about",
+                        want);
         break;
     }
     free(sass);

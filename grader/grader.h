@@ -72,11 +72,16 @@ typedef struct {
     StrList mismatches;         /* "c[12] got nan want 1.5" */
     bool timed;                 /* the timing lines were there */
     double bytes;
+    double flops;               /* > 0: a compute-bound kind (GEMM), judged in FLOP/s, no copy baseline */
+    double peak_tflops;         /* the GPU's arithmetic ceiling for the kind, 0 when none */
+    double norm_error, norm_bound; /* the largest relative Frobenius error seen, and its bound (norm checks) */
+    bool has_norm;
     Timing student, reference, baseline;
     Timing library;             /* samples == 0 when the kind has no library baseline */
     char library_name[64];      /* "CUB DeviceScan::InclusiveSum" */
     double vs_reference, vs_baseline, vs_library;   /* throughput ratios */
     double gbps_student, gbps_reference, gbps_baseline, gbps_library;
+    double tflops_student, tflops_reference, tflops_library;   /* compute-bound kinds */
     double floor_reference, floor_baseline, floor_library;
     StrList notes;              /* things skipped or worth knowing */
     char sandbox[160];          /* how the student's code was confined: "landlock 7, seccomp on" */

@@ -25,6 +25,9 @@ static const char *const shared_lib_flags[] = {"-shared", "-Xcompiler", "-fPIC"}
  * virtual-memory calls: -lcuda (the toolkit's stub where no driver is
  * installed; the real libcuda.so.1 at run time). */
 static const char *const harness_libs[] = {"-lcuda", "-ldl"};
+/* The judge's trusted runner also runs the vendor library of kinds that
+ * have one: cuBLAS, needed only by the kinds that call it (--as-needed). */
+static const char *const judge_libs[] = {"-Xlinker=--as-needed", "-lcublas"};
 /* The student's runner holds no vendor library (harness/harness.h). */
 static const char *const runner_flags[] = {"-DGPUCOURSE_STUDENT_RUNNER"};
 
@@ -117,6 +120,8 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     for (int i = 0; sources[i] && n < 56; i++) argv[n++] = sources[i];
     if (target == BUILD_HARNESS || target == BUILD_RUNNER)
         for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) argv[n++] = harness_libs[i];
+    if (target == BUILD_HARNESS)
+        for (size_t i = 0; i < ARRAY_SIZE(judge_libs); i++) argv[n++] = judge_libs[i];
     argv[n] = NULL;
     return argv;
 }
@@ -372,6 +377,8 @@ static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *c
     uint64_t h = hash_str(HASH_INIT, t->nvcc);
     h = hash_str(h, t->version ? t->version : "");
     for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) h = hash_str(h, common_flags[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) h = hash_str(h, harness_libs[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(judge_libs); i++) h = hash_str(h, judge_libs[i]);
     h = hash_bytes(h, &target, sizeof target);
     for (int i = 0; sources[i]; i++) {
         size_t len = 0;

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ElemType { ELEM_F32, ELEM_I32 };
+// BF16 and F16 are the tensor cores' inputs (2 bytes, from cuda_bf16.h and
+// cuda_fp16.h); their outputs are F32.
+enum ElemType { ELEM_F32, ELEM_I32, ELEM_BF16, ELEM_F16 };
 // ROLE_SCRATCH: device memory a solution may use as it likes (tile flags,
 // block partial sums), its length set by the kind; poisoned like an output
 // before every run, never checked, not counted in the bytes that must move.
@@ -39,6 +41,8 @@ struct ArraySpec {
     double lo, hi;                     // inputs are uniform in [lo, hi] (ints inclusive)
     int row_major_2d;                  // nonzero: report mismatches as name[r][c], cols = d[1]
     TolScale tol_scale;                // float outputs only
+    int whole_numbers;                 // float inputs: integers in [lo, hi], so that products
+                                       // and sums stay exact and a check can be exact
 };
 
 // Scalars passed to solve (alpha, a, b, ...) are chosen by the kind from the
@@ -48,6 +52,18 @@ struct Scalars {
 };
 
 enum { MAX_ARRAYS = 6 };
+
+// How the timed size's outputs are checked.
+enum CheckMode {
+    CHECK_ELEMENTS,  // each element against the reference's, within the tolerance
+    CHECK_REL_NORM,  // ||out - exact|| / ||exact|| (Frobenius) against exact values the
+                     // judge computes in float64 (KindDef::exact); the tolerance's rel
+                     // is the bound; NaN never passes
+};
+
+// The arithmetic ceiling a compute-bound kind is held to: its peak FLOP/s
+// follows from the GPU's SM count, clock and compute capability.
+enum MathPeak { PEAK_NONE, PEAK_FP32, PEAK_TF32_TENSOR, PEAK_BF16_TENSOR };
 
 struct KindDef {
     const char *name;
@@ -67,6 +83,16 @@ struct KindDef {
     // its scratch space on the first call (the first calls are untimed).
     const char *library_name;
     void (*library)(void *const *arrays, const Dims &, const Scalars &);
+    // Optional, for compute-bound kinds (GEMMs): the floating-point operations
+    // a call must do. When set, throughput is FLOP/s, there is no copy
+    // baseline, and work faster than `peak` allows is rejected.
+    double (*flops)(const Dims &);
+    MathPeak peak;
+    CheckMode check;
+    // CHECK_REL_NORM: computes, on the GPU, output `out` (index into arrays)
+    // exactly in float64 from the inputs (device pointers; INOUT arrays hold
+    // their input values). `exact` has the output's length.
+    void (*exact)(void *const *arrays, int out, double *exact, const Dims &, const Scalars &);
 };
 
 // Every kind file defines exactly this object.

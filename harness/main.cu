@@ -23,6 +23,8 @@
 #include "protocol.h"
 #include "rules.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <errno.h>
@@ -124,15 +126,19 @@ __host__ __device__ static inline float unit_float(uint64_t h) {
     return (float)(h >> 40) * (1.0f / 16777216.0f);
 }
 
-__global__ void fill_kernel(void *p, size_t n, int is_int, uint64_t key, double lo, double hi) {
+// Uniform in [lo, hi]; integers (inclusive) for ints and whole_numbers.
+__global__ void fill_kernel(void *p, size_t n, int type, int whole, uint64_t key, double lo, double hi) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
         uint64_t h = mix64(key ^ mix64(i));
-        if (is_int) {
-            long long span = (long long)hi - (long long)lo + 1;
-            ((int *)p)[i] = (int)((long long)lo + (long long)(h % (uint64_t)span));
-        } else {
-            ((float *)p)[i] = (float)lo + (float)(hi - lo) * unit_float(h);
+        long long span = (long long)hi - (long long)lo + 1;
+        long long whole_value = (long long)lo + (long long)(h % (uint64_t)(span > 0 ? span : 1));
+        float f = whole ? (float)whole_value : (float)lo + (float)(hi - lo) * unit_float(h);
+        switch (type) {
+        case ELEM_I32: ((int *)p)[i] = (int)whole_value; break;
+        case ELEM_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16(f); break;
+        case ELEM_F16: ((__half *)p)[i] = __float2half(f); break;
+        default: ((float *)p)[i] = f;
         }
     }
 }
@@ -172,6 +178,49 @@ __global__ void find_byte_kernel(const unsigned char *p, size_t n, unsigned char
         if (p[i] != value) atomicMin(first, (unsigned long long)i);
 }
 
+// CHECK_REL_NORM, pass 1: sums[0] += (got - exact)^2 and sums[1] += exact^2
+// over the finite outputs; counts[0] += outputs that are NaN or infinite.
+__global__ void norm_sums_kernel(const float *got, const double *exact, size_t n, double *sums,
+                                 unsigned long long *counts) {
+    double e2 = 0, r2 = 0;
+    unsigned long long bad = 0;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        double g = got[i], w = exact[i];
+        r2 += w * w;
+        if (!isfinite(g)) bad++;
+        else e2 += (g - w) * (g - w);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        e2 += __shfl_down_sync(~0u, e2, o);
+        r2 += __shfl_down_sync(~0u, r2, o);
+        bad += __shfl_down_sync(~0u, bad, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&sums[0], e2);
+        atomicAdd(&sums[1], r2);
+        if (bad) atomicAdd(&counts[0], bad);
+    }
+}
+
+// Pass 2: counts[1] = outputs off by more than `limit` (or not finite),
+// counts[2] = the worst one as (error's float bits << 32 | index), and the
+// first few such indices in `some` (counts[3] of them, at most max_some).
+__global__ void norm_worst_kernel(const float *got, const double *exact, size_t n, double limit,
+                                  unsigned long long *counts, unsigned long long *some, int max_some) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        double g = got[i];
+        float err = isfinite(g) ? (float)fabs(g - exact[i]) : INFINITY;
+        atomicMax(&counts[2], ((unsigned long long)__float_as_uint(err) << 32) | (unsigned)min(i, (size_t)0xffffffffu));
+        if (err > limit) {
+            atomicAdd(&counts[1], 1ull);
+            unsigned long long k = atomicAdd(&counts[3], 1ull);
+            if (k < (unsigned long long)max_some) some[k] = i;
+        }
+    }
+}
+
 __global__ void probe_kernel() {}
 
 static int grid_for(size_t n) {
@@ -179,7 +228,7 @@ static int grid_for(size_t n) {
     return (int)std::min<size_t>(std::max<size_t>(blocks, 1), 4096);
 }
 
-static size_t elem_size(ElemType) { return 4; }
+static size_t elem_size(ElemType t) { return t == ELEM_BF16 || t == ELEM_F16 ? 2 : 4; }
 
 // ---------------------------------------------------------------- runners
 
@@ -458,7 +507,7 @@ static void problem_fill(Problem &p, uint64_t seed) {
         const ArraySpec &a = kind.arrays[i];
         if (!p.master[i] || p.len[i] == 0) continue;
         uint64_t key = mix64(seed * 0x100 + (uint64_t)i);
-        fill_kernel<<<grid_for(p.len[i]), 256>>>(p.master[i], p.len[i], a.type == ELEM_I32, key, a.lo, a.hi);
+        fill_kernel<<<grid_for(p.len[i]), 256>>>(p.master[i], p.len[i], (int)a.type, a.whole_numbers, key, a.lo, a.hi);
         CK(cudaGetLastError());
     }
 }
@@ -502,10 +551,10 @@ static void coord_text(const ArraySpec &a, const Dims &d, size_t i, char *buf, s
 }
 
 static void value_text(ElemType t, const void *base, size_t i, char *buf, size_t size) {
-    if (t == ELEM_I32)
-        snprintf(buf, size, "%d", ((const int *)base)[i]);
-    else
-        snprintf(buf, size, "%.9g", (double)((const float *)base)[i]);
+    if (t == ELEM_I32) snprintf(buf, size, "%d", ((const int *)base)[i]);
+    else if (t == ELEM_BF16) snprintf(buf, size, "%.4g", (double)__bfloat162float(((const __nv_bfloat16 *)base)[i]));
+    else if (t == ELEM_F16) snprintf(buf, size, "%.5g", (double)__half2float(((const __half *)base)[i]));
+    else snprintf(buf, size, "%.9g", (double)((const float *)base)[i]);
 }
 
 // got[k] against want[k], which is element `index` of the array (for the tolerance).
@@ -640,6 +689,112 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed) {
     return out;
 }
 
+// ---------------------------------------------------------------- CHECK_REL_NORM
+
+// The verdict of a norm check, as result lines: "norm: SIZE ERROR BOUND"
+// and up to 5 mismatch lines (the worst first). Returns the number of
+// elements it counts as wrong: those off by more than the bound times the
+// RMS of the exact values, or not finite; at least 1 when the norm fails.
+static size_t norm_verdict(const ArraySpec &a, const Dims &d, const char *dtext, double e2, double r2,
+                           unsigned long long nonfinite, unsigned long long off, const float *got,
+                           const double *exact, const size_t *which, int nwhich, char lines[5][256], int *shown) {
+    double err = r2 > 0 ? sqrt(e2 / r2) : sqrt(e2);
+    result("norm: %s %.3e %.3e", dtext, err, tol_rel);
+    bool ok = nonfinite == 0 && err <= tol_rel;
+    for (int k = 0; !ok && k < nwhich && *shown < 5; k++) {
+        char where[96], g[40];
+        coord_text(a, d, which[k], where, sizeof where);
+        value_text(ELEM_F32, got, (size_t)k, g, sizeof g);
+        snprintf(lines[(*shown)++], 256, "mismatch: %s got %s want %.9g%s", where, g, exact[k], k == 0 ? " (the worst)" : "");
+    }
+    if (ok) return 0;
+    return (size_t)std::max<unsigned long long>(nonfinite + off, 1);
+}
+
+// Host arrays (the small sizes).
+static size_t norm_check_host(const ArraySpec &a, const Dims &d, const float *got, const double *exact, size_t n,
+                              const char *dtext, char lines[5][256], int *shown) {
+    double e2 = 0, r2 = 0;
+    unsigned long long nonfinite = 0, off = 0;
+    for (size_t k = 0; k < n; k++) {
+        r2 += exact[k] * exact[k];
+        if (!std::isfinite((double)got[k])) nonfinite++;
+        else e2 += ((double)got[k] - exact[k]) * ((double)got[k] - exact[k]);
+    }
+    double limit = tol_rel * sqrt(r2 / (double)std::max<size_t>(n, 1));
+    size_t worst = 0;
+    double worst_err = -1;
+    std::vector<size_t> which(1);
+    std::vector<float> g(1);
+    std::vector<double> w(1);
+    for (size_t k = 0; k < n; k++) {
+        double err = std::isfinite((double)got[k]) ? fabs((double)got[k] - exact[k]) : INFINITY;
+        if (err > worst_err) worst_err = err, worst = k;
+        if (err > limit) {
+            off++;
+            if (which.size() < 5) which.push_back(k);
+        }
+    }
+    which[0] = worst;
+    if (which.size() > 1 && which[1] == worst) which.erase(which.begin() + 1);
+    for (size_t k = 0; k < which.size(); k++) {
+        if (k) g.push_back(0), w.push_back(0);
+        g[k] = got[which[k]];
+        w[k] = exact[which[k]];
+    }
+    return norm_verdict(a, d, dtext, e2, r2, nonfinite, off, g.data(), w.data(), which.data(), (int)which.size(),
+                        lines, shown);
+}
+
+// The timed size: the student's output against exact values the kind
+// computes in float64 on the GPU from the master inputs.
+static size_t norm_check_device(Problem &p, const Scalars &s, int out, const char *dtext, char lines[5][256],
+                                int *shown) {
+    const ArraySpec &a = kind.arrays[out];
+    size_t n = p.len[out];
+    static double *exact, *sums;
+    static size_t exact_len;
+    static unsigned long long *counts, *some;
+    enum { MAX_SOME = 4 };
+    if (exact_len < n) {
+        cudaFree(exact);
+        CK(cudaMalloc(&exact, n * sizeof *exact));
+        exact_len = n;
+    }
+    if (!sums) {
+        CK(cudaMalloc(&sums, 2 * sizeof *sums));
+        CK(cudaMalloc(&counts, 4 * sizeof *counts));
+        CK(cudaMalloc(&some, MAX_SOME * sizeof *some));
+    }
+    kind.exact(p.master, out, exact, p.dims, s);
+    CK(cudaGetLastError());
+    const float *got = (const float *)p.own[STUDENT][out].ptr;
+    CK(cudaMemset(sums, 0, 2 * sizeof *sums));
+    CK(cudaMemset(counts, 0, 4 * sizeof *counts));
+    norm_sums_kernel<<<grid_for(n), 256>>>(got, exact, n, sums, counts);
+    CK(cudaGetLastError());
+    double hs[2];
+    CK(cudaMemcpy(hs, sums, sizeof hs, cudaMemcpyDeviceToHost));
+    double limit = tol_rel * sqrt(hs[1] / (double)std::max<size_t>(n, 1));
+    norm_worst_kernel<<<grid_for(n), 256>>>(got, exact, n, limit, counts, some, MAX_SOME);
+    CK(cudaGetLastError());
+    unsigned long long hc[4], hsome[MAX_SOME];
+    CK(cudaMemcpy(hc, counts, sizeof hc, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hsome, some, sizeof hsome, cudaMemcpyDeviceToHost));
+    size_t which[1 + MAX_SOME];
+    int nwhich = 0;
+    which[nwhich++] = (size_t)(hc[2] & 0xffffffffu);
+    for (int k = 0; k < (int)std::min<unsigned long long>(hc[3], MAX_SOME); k++)
+        if (hsome[k] != which[0]) which[nwhich++] = (size_t)hsome[k];
+    float g[1 + MAX_SOME];
+    double w[1 + MAX_SOME];
+    for (int k = 0; k < nwhich; k++) {
+        CK(cudaMemcpy(&g[k], got + which[k], sizeof g[k], cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&w[k], exact + which[k], sizeof w[k], cudaMemcpyDeviceToHost));
+    }
+    return norm_verdict(a, p.dims, dtext, hs[0], hs[1], hc[0], hc[1], g, w, which, nwhich, lines, shown);
+}
+
 // Small sizes: the student's outputs against the kind's CPU reference.
 static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     Problem p;
@@ -675,6 +830,12 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN || a.role == ROLE_SCRATCH) continue;
+        if (kind.check == CHECK_REL_NORM) {
+            std::vector<double> exact(p.len[i]);
+            for (size_t k = 0; k < p.len[i]; k++) exact[k] = ((const float *)host_ptr[i])[k];
+            bad += norm_check_host(a, dims, (const float *)got[i].data(), exact.data(), p.len[i], dtext, lines, &shown);
+            continue;
+        }
         for (size_t k = 0; k < p.len[i]; k++) {
             if (values_match(a, dims, got[i].data(), host_ptr[i], k, k, tol_rel, tol_abs)) continue;
             if (shown < 5) {
@@ -694,8 +855,9 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     return bad == 0;
 }
 
-// Timed size: the student's outputs against the reference's on the same inputs.
-static bool check_against_reference(Problem &p, const char *label) {
+// Timed size: the student's outputs against the reference's on the same
+// inputs, or (CHECK_REL_NORM) against exact values computed by the judge.
+static bool check_against_reference(Problem &p, const Scalars &s, const char *label) {
     char dtext[64];
     dims_text(p.dims, dtext, sizeof dtext);
     size_t bad = 0;
@@ -704,6 +866,10 @@ static bool check_against_reference(Problem &p, const char *label) {
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN || a.role == ROLE_SCRATCH || p.len[i] == 0) continue;
+        if (kind.check == CHECK_REL_NORM) {
+            bad += norm_check_device(p, s, i, dtext, lines, &shown);
+            continue;
+        }
         const void *got = p.own[STUDENT][i].ptr, *want = p.own[REFERENCE][i].ptr;
         unsigned long long init[2] = {0, ~0ull}, out[2];
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
@@ -742,7 +908,8 @@ static uint64_t unpredictable_seed(void) {
     return s;
 }
 
-static bool takes_part(int c) { return c != LIBRARY || kind.library; }
+// The copy is the ceiling of memory-bound kinds; a GEMM's is arithmetic.
+static bool takes_part(int c) { return c == LIBRARY ? kind.library != NULL : c == COPY ? !kind.flops : true; }
 
 // The medians of what the verdict uses, and how the two clocks agreed.
 static void report_times(int c, const std::vector<Call> &calls, double bound_ms) {
@@ -766,8 +933,10 @@ static void report_times(int c, const std::vector<Call> &calls, double bound_ms)
 static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms) {
     double bytes = kind.bytes(dims);
     result("bytes: %.0f", bytes);
+    if (kind.flops) result("flops: %.0f", kind.flops(dims));
     size_t copy_bytes = std::max<size_t>((size_t)(bytes / 2) / 256 * 256, 256);
-    bool who[CONTESTANTS] = {true, true, kind.library != NULL, true};
+    bool who[CONTESTANTS];
+    for (int c = 0; c < CONTESTANTS; c++) who[c] = takes_part(c);
     snprintf(phase, sizeof phase, "setting up the timed size");
     Problem p;
     problem_alloc(p, dims, who, copy_bytes);
@@ -778,7 +947,7 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
     call(p, REFERENCE, s, false);
     call(p, STUDENT, s, false);
     if (kind.library) call(p, LIBRARY, s, false);
-    if (!check_against_reference(p, "")) {
+    if (!check_against_reference(p, s, "")) {
         problem_free(p);
         return false;
     }
@@ -812,14 +981,14 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
             if (c != STUDENT) trusted.push_back(one.t);
             else busy += one.probes > 3;  // an honest call needs two: a context switch, then a quick one
         }
-        ok = check_against_reference(p, " (timed sample)");  // every sample's output is checked
+        ok = check_against_reference(p, s, " (timed sample)");  // every sample's output is checked
     }
     if (ok) {
         double bound = rules_overhead_bound(trusted.data(), (int)trusted.size());
         result("overhead: %.6f", bound);
         report_times(STUDENT, t[STUDENT], bound);
         report_times(REFERENCE, t[REFERENCE], bound);
-        report_times(COPY, t[COPY], bound);
+        if (takes_part(COPY)) report_times(COPY, t[COPY], bound);
         if (kind.library) {
             result("library: %s", kind.library_name);
             report_times(LIBRARY, t[LIBRARY], bound);
@@ -831,6 +1000,16 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
 }
 
 // ---------------------------------------------------------------- setup
+
+// The kind's arithmetic ceiling in TFLOP/s: dense operations per clock per
+// SM at the highest clock. Unknown (newer) GPUs get a generous figure: this
+// bound rejects work that cannot have been done, so it must never be low.
+static double peak_tflops(int cc, int sms, int clock_khz) {
+    double fp32 = cc == 80 ? 128 : 256;  // FP32 lanes x 2 (an FMA is two operations)
+    double bf16 = cc == 80 ? 2048 : cc == 86 || cc == 87 || cc == 89 ? 1024 : cc == 90 ? 4096 : 16384;
+    double per_sm = kind.peak == PEAK_FP32 ? fp32 : kind.peak == PEAK_TF32_TENSOR ? bf16 / 2 : bf16;
+    return (double)sms * per_sm * (double)clock_khz * 1e3 / 1e12;
+}
 
 static bool parse_dims(const char *text, Dims *d) {
     memset(d, 0, sizeof *d);
@@ -932,6 +1111,7 @@ int main(int argc, char **argv) {
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
     result("device: %s", prop.name);
     result("sm: %d.%d %d %d", prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1000);
+    if (kind.peak != PEAK_NONE) result("peak: %.1f", peak_tflops(prop.major * 10 + prop.minor, prop.multiProcessorCount, clock_khz));
 
     flush_bytes = std::max<size_t>(2 * (size_t)prop.l2CacheSize, 1 << 20);
     CK(cudaMalloc(&flush_buf, flush_bytes));

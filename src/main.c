@@ -401,14 +401,21 @@ static int cmd_check_course(const Options *o) {
         grade_exercise(c, &w, e, &ro, &ref);
         grade_exercise(c, &w, e, &so, &st);
         /* margin: the reference must clear its floors by 5% in the same run */
+        bool compute = ref.flops > 0;
         bool ref_ok = ref.verdict == V_PASS && ref.vs_reference >= e->floor_reference * 1.05 &&
-                      (e->floor_baseline == 0 || ref.vs_baseline >= e->floor_baseline * 1.05);
+                      (compute || e->floor_baseline == 0 || ref.vs_baseline >= e->floor_baseline * 1.05) &&
+                      (!compute || e->floor_library == 0 || ref.vs_library >= e->floor_library * 1.05);
         bool stub_fails = st.verdict != V_PASS && st.verdict != V_SETUP_ERROR && st.verdict != V_SKIPPED;
         char stub_ratio[48] = "";
         if (st.timed) snprintf(stub_ratio, sizeof stub_ratio, " (%.2fx ref)", st.vs_reference);
-        printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
-               ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_baseline, ref.gbps_student,
-               stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
+        if (compute)
+            printf("%s %-20s reference: %-4s %.2fx ref %.2fx library (%.0f TFLOP/s)   stub: %s%s\n", e->id, e->name,
+                   ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_library, ref.tflops_student,
+                   stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
+        else
+            printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
+                   ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_baseline, ref.gbps_student,
+                   stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
         if (!ref_ok) printf("    reference: %s: %s\n", verdict_title(ref.verdict), ref.reason);
         if (!stub_fails) printf("    stub: %s: %s\n", verdict_title(st.verdict), st.reason);
         gpu_failures += !ref_ok + !stub_fails;
@@ -440,6 +447,7 @@ static int cmd_bench(Session *s, const Options *o) {
     printf("| exercise | kind | size | reference GB/s | copy GB/s | ref / copy | library | library GB/s | ref / library |\n");
     printf("|---|---|---|---|---|---|---|---|---|\n");
     int failures = 0;
+    StrBuf gemms = {0}; /* compute-bound kinds: a table of their own, in TFLOP/s */
     for (int i = 0; i < s->course->nexercises; i++) {
         Exercise *e = &s->course->exercises[i];
         if (o->chapter && e->chapter != o->chapter - 1) continue;
@@ -449,7 +457,11 @@ static int cmd_bench(Session *s, const Options *o) {
         grade_exercise(s->course, &s->ws, e, &go, &r);
         char size[64];
         size_text(&e->timing_size, size, sizeof size);
-        if (!r.timed) {
+        if (r.timed && r.flops > 0) {
+            sb_printf(&gemms, "| %s %s | %s | %s | %.1f | %s | %.1f | %.2f | %.0f |\n", e->id, e->name, e->kind, size,
+                      r.tflops_reference, r.library.samples ? r.library_name : "-", r.tflops_library,
+                      r.library.samples ? r.tflops_reference / r.tflops_library : 0, r.peak_tflops);
+        } else if (!r.timed) {
             printf("| %s %s | %s | %s | %s: %s | | | | | |\n", e->id, e->name, e->kind, size, verdict_title(r.verdict),
                    r.reason);
             failures++;
@@ -467,6 +479,13 @@ static int cmd_bench(Session *s, const Options *o) {
     }
     printf("\nGB/s counts the bytes a correct solution must move (inputs read once, outputs written once) over\n"
            "the median of 21 samples; copy is cudaMemcpyAsync device-to-device of the same bytes, same run.\n");
+    if (gemms.len) {
+        printf("\n| exercise | kind | size | reference TFLOP/s | library | library TFLOP/s | ref / library | peak TFLOP/s |\n");
+        printf("|---|---|---|---|---|---|---|---|\n%s", gemms.buf);
+        printf("\nTFLOP/s counts 2 M N K operations over the median of 21 samples, the library timed in the same run;\n"
+               "peak is this GPU's dense rate for the arithmetic at its highest clock.\n");
+    }
+    sb_free(&gemms);
     return failures ? EXIT_SETUP : 0;
 }
 

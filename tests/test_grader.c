@@ -158,6 +158,85 @@ static void test_library_floor(void **state) {
     free(text);
 }
 
+/* A GEMM kind: FLOP/s against the reference and cuBLAS, no copy baseline. */
+static void test_gemm_flops(void **state) {
+    (void)state;
+    GradeResult r;
+    Exercise e = exercise();
+    e.floor_reference = 0.8;
+    e.floor_baseline = 0.9; /* means nothing for a GEMM: not applied */
+    e.floor_library = 0.6;
+    char *text = read_file("tests/data/gemm_pass.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    assert_true(r.tflops_student > 549 && r.tflops_student < 551);
+    assert_true(r.tflops_library > 723 && r.tflops_library < 724);
+    assert_true(r.vs_library > 0.75 && r.vs_library < 0.77);
+    assert_true(r.has_norm && r.norm_error > 2.50e-7 && r.norm_error < 2.52e-7);
+    assert_true(r.peak_tflops > 1070 && r.peak_tflops < 1071);
+    grade_result_free(&r);
+    e.floor_library = 0.8;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_SLOW);
+    assert_non_null(strstr(r.reason, "0.76x of cuBLAS GemmEx BF16's throughput (550 vs 723 TFLOP/s; floor 0.80x)"));
+    grade_result_free(&r);
+    free(text);
+}
+
+static void test_gemm_norm_fail(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("gemm_norm_fail", &exited_ok, &r), V_WRONG);
+    assert_non_null(strstr(r.reason, "relative error 1.83e-01 (Frobenius norm, against exact values) at size 17x9x33"));
+    assert_non_null(strstr(r.reason, "51 elements"));
+    assert_int_equal(r.mismatches.count, 2);
+    assert_non_null(strstr(r.mismatches.items[0], "C[3][7] got 1.5 want -0.828125 (the worst)"));
+    grade_result_free(&r);
+}
+
+static void test_gemm_above_peak(void **state) {
+    (void)state;
+    expect_reason("gemm_implausible", &exited_ok, V_WRONG, "1374 TFLOP/s is above this GPU's peak of 1070 TFLOP/s");
+}
+
+static void test_gemm_reports(void **state) {
+    (void)state;
+    GradeResult r;
+    Exercise e = exercise();
+    e.floor_library = 0.6;
+    char *text = read_file("tests/data/gemm_pass.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    free(text);
+    const Exercise *es[] = {&e};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "549.8 TFLOP/s"));
+    assert_non_null(strstr(out, "you/library 0.76 (floor 0.60)"));
+    assert_non_null(strstr(out, "2.51e-07 relative (Frobenius)"));
+    assert_null(strstr(out, "copy"));
+    free(out);
+    f = open_memstream(&out, &len);
+    report_json(f, es, &r, 1);
+    fclose(f);
+    assert_non_null(strstr(out, "\"flops\": 1.37439e+11"));
+    assert_non_null(strstr(out, "\"tflops\": 549.756"));
+    assert_non_null(strstr(out, "\"relative_error\": 2.51e-07"));
+    assert_null(strstr(out, "vs_baseline"));
+    free(out);
+    f = open_memstream(&out, &len);
+    report_junit(f, es, &r, 1);
+    fclose(f);
+    assert_non_null(strstr(out, "<system-out>549.8 TFLOP/s, reference 528.6 (you/reference 1.04), cuBLAS GemmEx BF16 723.4 TFLOP/s (you/library 0.76)</system-out>"));
+    free(out);
+    grade_result_free(&r);
+}
+
 /* Lines printed by student code cannot pass for results without the nonce. */
 static void test_forged_results_ignored(void **state) {
     (void)state;
@@ -603,7 +682,8 @@ int main(void) {
         cmocka_unit_test(test_text_report_hostile_bytes), cmocka_unit_test(test_utf8_decode),
         cmocka_unit_test(test_visible_text),
         cmocka_unit_test(test_interrupt_during_any_child), cmocka_unit_test(test_sass_tool_failures_are_said),
-        cmocka_unit_test(test_out_of_memory_is_recognized),
+        cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
+        cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -64,10 +64,59 @@ static int bar_pos(double v, double scale, int w) {
     return p < 0 ? 0 : p > w ? w : p;
 }
 
+/* A compute-bound kind: you, the reference and the library in TFLOP/s. */
+static void card_bars_flops(Doc *d, const GradeResult *r, int w) {
+    double scale = fmax(r->tflops_student, fmax(r->tflops_reference, r->tflops_library)) * 1.02;
+    if (scale <= 0) return;
+    double floor_ref = r->floor_reference * r->tflops_reference;
+    double floor_lib = r->floor_library > 0 && r->library.samples ? r->floor_library * r->tflops_library : 0;
+    int fr = floor_ref > 0 ? bar_pos(floor_ref, scale, w) : -1;
+    int fl = floor_lib > 0 ? bar_pos(floor_lib, scale, w) : -1;
+    if (fr >= w) fr = w - 1;
+    if (fl >= w) fl = w - 1;
+    const struct {
+        const char *name;
+        double tflops;
+        Style s;
+    } rows[] = {
+        {"you", r->tflops_student, S_BAR_YOU},
+        {"reference", r->tflops_reference, S_BAR_REF},
+        {"library", r->tflops_library, S_BAR_BASE},
+    };
+    int nrows = r->library.samples ? 3 : 2;
+    for (int i = 0; i < nrows; i++) {
+        doc_printf(d, i == 0 ? S_LABEL : S_NORMAL, "  %-10s ", rows[i].name);
+        int len = bar_pos(rows[i].tflops, scale, w);
+        for (int k = 0; k < w; k++) {
+            if (i == 0 && (k == fr || k == fl)) doc_add(d, S_FLOOR, glyph->floor);
+            else if (k < len) doc_add(d, rows[i].s, glyph->block);
+            else doc_add(d, S_DIM, glyph->shade);
+        }
+        doc_printf(d, i == 0 ? S_LABEL : S_NORMAL, " %5.0f TFLOP/s", rows[i].tflops);
+        if (i == 0) doc_printf(d, S_NORMAL, "  %.2fx ref", r->vs_reference);
+        doc_newline(d);
+    }
+    doc_add(d, S_NORMAL, "             ");
+    for (int k = 0; k < w; k++) doc_add(d, k == fr || k == fl ? S_FLOOR : S_NORMAL, k == fr || k == fl ? glyph->up : " ");
+    doc_add(d, S_FLOOR, " floors");
+    doc_newline(d);
+    doc_printf(d, S_DIM, "  floors: %.2fx the reference = %.0f TFLOP/s", r->floor_reference, floor_ref);
+    if (floor_lib > 0) doc_printf(d, S_DIM, ", %.2fx %s = %.0f TFLOP/s", r->floor_library, r->library_name, floor_lib);
+    doc_newline(d);
+    doc_printf(d, S_DIM, "  you/reference %.2f", r->vs_reference);
+    if (r->library.samples) doc_printf(d, S_DIM, ", you/library %.2f", r->vs_library);
+    doc_printf(d, S_DIM, " (median of %d samples each, same run)", r->student.samples);
+    doc_newline(d);
+}
+
 void card_bars(Doc *d, const GradeResult *r, int width) {
     int w = width - 38;
     if (w > 48) w = 48;
     if (w < 10) w = 10;
+    if (r->flops > 0) {
+        card_bars_flops(d, r, w);
+        return;
+    }
     double scale = fmax(r->gbps_student, fmax(r->gbps_reference, r->gbps_baseline));
     if (scale <= 0) return;
     scale *= 1.02;
@@ -125,7 +174,38 @@ static void si(char *buf, size_t size, double v, const char *unit) {
 enum { ROOF_H = 8, ROOF_DECADES_X = 5, ROOF_DECADES_Y = 4 };
 static const double roof_xmin = 0.01; /* flop/byte at the left edge */
 
+/* A compute-bound kind: its point against the arithmetic peak the harness
+ * reported (no copy runs beside a GEMM, so no memory roof is drawn). */
+static void card_roofline_flops(Doc *d, const GradeResult *r, int width) {
+    if (r->peak_tflops <= 0 || r->bytes <= 0) return;
+    double fpb = r->flops / r->bytes, share = r->tflops_student / r->peak_tflops;
+    int w = width - 30;
+    if (w > 48) w = 48;
+    if (w < 10) w = 10;
+    doc_add(d, S_H3, "Roofline");
+    doc_newline(d);
+    doc_printf(d, S_NORMAL, "  peak %5.0f TFLOP/s ", r->peak_tflops);
+    repeat(d, S_ROOF, glyph->block, w);
+    doc_newline(d);
+    doc_printf(d, S_LABEL, "  you  %5.0f TFLOP/s ", r->tflops_student);
+    int len = bar_pos(share, 1, w);
+    repeat(d, S_BAR_YOU, glyph->block, len);
+    repeat(d, S_DIM, glyph->shade, w - len);
+    doc_printf(d, S_NORMAL, " %.0f%%", 100 * share);
+    doc_newline(d);
+    char *text = xprintf("compute-bound: %.0f floating-point operations per byte that must move, so the ceiling "
+                         "is the arithmetic peak (this GPU's dense rate x %d SMs x %d MHz), not the memory",
+                         fpb, r->sm_count, r->clock_mhz);
+    doc_add(d, S_NORMAL, "  ");
+    doc_wrap(d, S_NORMAL, text, 2, width);
+    free(text);
+}
+
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
+    if (r->timed && r->flops > 0) {
+        card_roofline_flops(d, r, width);
+        return;
+    }
     if (!r->timed || r->sm_count <= 0 || r->clock_mhz <= 0 || r->gbps_baseline <= 0) return;
     /* Ceilings: memory, the copy measured in the same run (what this GPU
      * really moves); compute, the FP32 peak of Hopper, 128 FP32 lanes per SM,
@@ -336,12 +416,21 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
             doc_newline(d);
         }
     }
+    if (r->has_norm) {
+        label(d, "Error");
+        doc_printf(d, r->norm_error <= r->norm_bound ? S_NORMAL : S_ERROR, "%.2e relative (Frobenius norm), bound %.0e",
+                   r->norm_error, r->norm_bound);
+        doc_newline(d);
+    }
     if (r->timed) {
         char size[64];
         size_text(&e->timing_size, size, sizeof size);
         doc_newline(d);
         doc_add(d, S_H3, "Throughput");
-        doc_printf(d, S_DIM, " at size %s, %.1f GB moved per run", size, r->bytes / 1e9);
+        if (r->flops > 0)
+            doc_printf(d, S_DIM, " at size %s, %.1f GFLOP per run", size, r->flops / 1e9);
+        else
+            doc_printf(d, S_DIM, " at size %s, %.1f GB moved per run", size, r->bytes / 1e9);
         doc_newline(d);
         card_bars(d, r, width);
         doc_newline(d);

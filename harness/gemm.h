@@ -1,0 +1,64 @@
+// What the GEMM kinds share: C = alpha * A * B + beta * C, row-major,
+// A M x K, B K x N, C M x N in float; A and B of type T (bf16, half or
+// float). The exact values, in float64, are the judge's own: on the CPU for
+// the small sizes, on the GPU for the timed size (CHECK_REL_NORM).
+#pragma once
+#include "harness.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+__host__ __device__ inline double gemm_value(float x) { return x; }
+__host__ __device__ inline double gemm_value(__nv_bfloat16 x) { return __bfloat162float(x); }
+__host__ __device__ inline double gemm_value(__half x) { return __half2float(x); }
+
+// 64 x 64 tiles of C, 256 threads, 4 x 4 outputs each, K in steps of 16.
+template <typename T>
+__global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double *out, int M, int N, int K,
+                                  double alpha, double beta) {
+    __shared__ double As[16][65];  // [k][m], padded: a column read is conflict-free
+    __shared__ double Bs[16][64];  // [k][n]
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+    double acc[4][4] = {};
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        for (int i = threadIdx.x; i < 64 * 16; i += 256) {
+            int mm = i / 16, kk = i % 16, m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < M && k < K ? gemm_value(A[(size_t)m * K + k]) : 0.0;
+            int kb = i / 64, nn = i % 64, n = n0 + nn, k2 = k0 + kb;
+            Bs[kb][nn] = k2 < K && n < N ? gemm_value(B[(size_t)k2 * N + n]) : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < 16; kk++)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) acc[i][j] += As[kk][ty + 16 * i] * Bs[kk][tx + 16 * j];
+        __syncthreads();
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            int m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
+            if (m < M && n < N) out[(size_t)m * N + n] = alpha * acc[i][j] + beta * (double)C[(size_t)m * N + n];
+        }
+}
+
+template <typename T>
+void gemm_exact(const T *A, const T *B, const float *C, double *out, int M, int N, int K, float alpha, float beta) {
+    dim3 grid((N + 63) / 64, (M + 63) / 64);
+    gemm_exact_kernel<T><<<grid, 256>>>(A, B, C, out, M, N, K, alpha, beta);
+}
+
+// The CPU's exact values for the small sizes, rounded to float into C.
+template <typename T>
+void gemm_reference(const T *A, const T *B, float *C, int M, int N, int K, float alpha, float beta) {
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double acc = 0;
+            for (int k = 0; k < K; k++) acc += gemm_value(A[(size_t)m * K + k]) * gemm_value(B[(size_t)k * N + n]);
+            C[(size_t)m * N + n] = (float)((double)alpha * acc + (double)beta * (double)C[(size_t)m * N + n]);
+        }
+}
+
+static inline size_t gemm_a_len(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[2]; }
+static inline size_t gemm_b_len(const Dims &d) { return (size_t)d.d[2] * (size_t)d.d[1]; }
+static inline size_t gemm_c_len(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[1]; }
+static inline double gemm_flops(const Dims &d) { return 2.0 * (double)d.d[0] * (double)d.d[1] * (double)d.d[2]; }
