@@ -171,6 +171,17 @@ __global__ void compare_kernel(const void *got, const void *want, size_t n, int 
     }
 }
 
+// Counts the bytes where got and want differ, and remembers the first.
+__global__ void compare_bytes_kernel(const unsigned char *got, const unsigned char *want, size_t n,
+                                     unsigned long long *count, unsigned long long *first) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        if (got[i] != want[i]) {
+            atomicAdd(count, 1ull);
+            atomicMin(first, (unsigned long long)i);
+        }
+}
+
 // The first byte in p[0, n) that is not `value` (~0 when all are).
 __global__ void find_byte_kernel(const unsigned char *p, size_t n, unsigned char value, unsigned long long *first) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -590,15 +601,16 @@ static void check_student_left_alone(Problem &p) {
         if (a.role != ROLE_IN || p.len[i] == 0) continue;
         unsigned long long init[2] = {0, ~0ull}, out[2];
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
-        compare_kernel<<<grid_for(p.len[i]), 256>>>(b.ptr, p.master[i], p.len[i], 1, 0, 0, 0, 0, counters,
-                                                   counters + 1);
+        compare_bytes_kernel<<<grid_for(b.bytes), 256>>>((const unsigned char *)b.ptr,
+                                                         (const unsigned char *)p.master[i], b.bytes, counters,
+                                                         counters + 1);
         CK(cudaGetLastError());
         CK(cudaMemcpy(out, counters, sizeof out, cudaMemcpyDeviceToHost));
         if (out[0]) {
             char where[96];
-            coord_text(a, p.dims, (size_t)out[1], where, sizeof where);
+            coord_text(a, p.dims, (size_t)out[1] / elem_size(a.type), where, sizeof where);
             violation("input",
-                      "your code changed its input %s (%llu elements, the first at %s); inputs belong to the "
+                      "your code changed its input %s (%llu bytes, the first in %s); inputs belong to the "
                       "grader and must be left as they are",
                       a.name, out[0], where);
         }
@@ -736,7 +748,8 @@ static size_t norm_check_host(const ArraySpec &a, const Dims &d, const float *go
         }
     }
     which[0] = worst;
-    if (which.size() > 1 && which[1] == worst) which.erase(which.begin() + 1);
+    for (size_t k = which.size(); k-- > 1;)
+        if (which[k] == worst) which.erase(which.begin() + (long)k);
     for (size_t k = 0; k < which.size(); k++) {
         if (k) g.push_back(0), w.push_back(0);
         g[k] = got[which[k]];

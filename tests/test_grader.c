@@ -185,6 +185,26 @@ static void test_gemm_flops(void **state) {
     free(text);
 }
 
+/* The judge's own output on the H100 (ex25's reference graded as the student). */
+static void test_gemm_recorded_h100(void **state) {
+    (void)state;
+    GradeResult r;
+    Exercise e = exercise();
+    e.floor_reference = 0.8;
+    e.floor_library = 0.35;
+    char *text = read_file("tests/data/gemm_h100.txt", NULL);
+    assert_non_null(text);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    assert_int_equal(r.nchecks, 25); /* 3 sizes, the timed one, and 21 timed samples */
+    assert_true(r.norm_error > 4.0e-6 && r.norm_error < 4.03e-6);
+    assert_true(r.tflops_library > 500 && r.vs_library > 0.4 && r.vs_library < 0.6);
+    assert_int_equal(r.baseline.samples, 0);
+    grade_result_free(&r);
+    free(text);
+}
+
 static void test_gemm_norm_fail(void **state) {
     (void)state;
     GradeResult r;
@@ -683,7 +703,7 @@ int main(void) {
         cmocka_unit_test(test_visible_text),
         cmocka_unit_test(test_interrupt_during_any_child), cmocka_unit_test(test_sass_tool_failures_are_said),
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
-        cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
+        cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -206,6 +206,33 @@ static void test_card_no_gpu(void **state) {
     grade_result_free(&r);
 }
 
+/* A GEMM's card: TFLOP/s against the reference and cuBLAS, no copy, the
+ * error of the norm check, and the roofline's compute roof. */
+static void test_card_gemm(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "gemm_bf16";
+    e.floor_library = 0.35;
+    e.timing_size.count = 3;
+    e.timing_size.d[0] = e.timing_size.d[1] = e.timing_size.d[2] = 4096;
+    GradeResult r;
+    Doc d;
+    char *text = card_of("gemm_h100", &e, &r, &d);
+    assert_non_null(strstr(text, " PASS "));
+    assert_non_null(strstr(text, "Error    4.03e-06 relative (Frobenius norm), bound 1e-04"));
+    assert_non_null(strstr(text, "137.4 GFLOP per run"));
+    assert_non_null(strstr(text, "  library    "));
+    assert_non_null(strstr(text, "  308 TFLOP/s  1.01x ref"));
+    assert_null(strstr(text, "  copy       "));
+    assert_non_null(strstr(text, "floors: 0.80x ref = 245, 0.35x cuBLAS GemmEx BF16 = 210 TFLOP/s"));
+    assert_non_null(strstr(text, "peak  1070 TFLOP/s"));
+    assert_non_null(strstr(text, "compute-bound: 683 floating-point operations per byte"));
+    assert_true(max_width(&d) <= 78);
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
 static void test_flops_table(void **state) {
     (void)state;
     SizeSpec n = {1, {1000}}, rc = {2, {16, 100}};
@@ -270,7 +297,7 @@ int main(void) {
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
         cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_checks_wrap),
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
-        cmocka_unit_test(test_flops_table),
+        cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

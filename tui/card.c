@@ -100,8 +100,9 @@ static void card_bars_flops(Doc *d, const GradeResult *r, int w) {
     for (int k = 0; k < w; k++) doc_add(d, k == fr || k == fl ? S_FLOOR : S_NORMAL, k == fr || k == fl ? glyph->up : " ");
     doc_add(d, S_FLOOR, " floors");
     doc_newline(d);
-    doc_printf(d, S_DIM, "  floors: %.2fx the reference = %.0f TFLOP/s", r->floor_reference, floor_ref);
-    if (floor_lib > 0) doc_printf(d, S_DIM, ", %.2fx %s = %.0f TFLOP/s", r->floor_library, r->library_name, floor_lib);
+    doc_printf(d, S_DIM, "  floors: %.2fx ref = %.0f", r->floor_reference, floor_ref);
+    if (floor_lib > 0) doc_printf(d, S_DIM, ", %.2fx %s = %.0f", r->floor_library, r->library_name, floor_lib);
+    doc_printf(d, S_DIM, " TFLOP/s");
     doc_newline(d);
     doc_printf(d, S_DIM, "  you/reference %.2f", r->vs_reference);
     if (r->library.samples) doc_printf(d, S_DIM, ", you/library %.2f", r->vs_library);
