@@ -704,9 +704,10 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed) {
 // ---------------------------------------------------------------- CHECK_REL_NORM
 
 // The verdict of a norm check, as result lines: "norm: SIZE ERROR BOUND"
-// and up to 5 mismatch lines (the worst first). Returns the number of
-// elements it counts as wrong: those off by more than the bound times the
-// RMS of the exact values, or not finite; at least 1 when the norm fails.
+// and up to 5 mismatch lines (the worst first). `off` counts the elements
+// off by more than the bound times the RMS of the exact values, the
+// non-finite ones included. Returns the number of elements it counts as
+// wrong: 0 when the check passes, else at least 1.
 static size_t norm_verdict(const ArraySpec &a, const Dims &d, const char *dtext, double e2, double r2,
                            unsigned long long nonfinite, unsigned long long off, const float *got,
                            const double *exact, const size_t *which, int nwhich, char lines[5][256], int *shown) {
@@ -720,7 +721,7 @@ static size_t norm_verdict(const ArraySpec &a, const Dims &d, const char *dtext,
         snprintf(lines[(*shown)++], 256, "mismatch: %s got %s want %.9g%s", where, g, exact[k], k == 0 ? " (the worst)" : "");
     }
     if (ok) return 0;
-    return (size_t)std::max<unsigned long long>(nonfinite + off, 1);
+    return (size_t)std::max<unsigned long long>(off, 1);  // off counts the non-finite ones too
 }
 
 // Host arrays (the small sizes).
