@@ -64,7 +64,7 @@ run: $(B)/gpucourse
 	./$(B)/gpucourse
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/cli.sh tests/tui.sh
+	@tests/run.sh $(TEST_BINS) tests/snippets.sh tests/cli.sh tests/tui.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh

@@ -67,7 +67,7 @@ __device__ __forceinline__ size_t element_of(size_t tile_begin, int k)
     return tile_begin + (size_t)(threadIdx.x / 32) * (128 * kChunks) + (size_t)k * 128 + 4 * (threadIdx.x % 32);
 }
 
-// Loads this thread's 16 ints of the tile (zeros past n).
+// Loads this thread's 4 * kChunks = 48 ints of the tile (zeros past n).
 __device__ __forceinline__ void load_tile(const int* __restrict__ x, size_t tile_begin, size_t n, int4 (&v)[kChunks])
 {
 #pragma unroll
@@ -81,7 +81,7 @@ __device__ __forceinline__ void load_tile(const int* __restrict__ x, size_t tile
     }
 }
 
-// Stores this thread's 16 ints, each plus `add` (only those below n).
+// Stores this thread's 48 ints, each plus `add` (only those below n).
 __device__ __forceinline__ void store_tile(int* __restrict__ out, size_t tile_begin, size_t n, const int4 (&v)[kChunks],
                                            int add)
 {
