@@ -21,9 +21,10 @@
 //
 // How it is graded
 //   gpucourse grade ex09
-//   sums is filled with NaN first. Shapes from 1 x 1 to 100 x 4097 are
-//   checked (floats: a small tolerance for the order of the additions), then
-//   262144 x 1000 (1.05 GB) is timed against the reference, a copy and CUB.
+//   sums is filled with NaN first. Shapes from 1 x 1 to 257 x 1000 and
+//   9 x 4097 are checked (floats: a small tolerance for the order of the
+//   additions), then 262144 x 1000 (1.05 GB) is timed against the
+//   reference, a copy and CUB.
 //   As shipped this file compiles but fails with "wrong answer".
 #include <cuda_runtime.h>
 #include <cstddef>

@@ -29,7 +29,7 @@
 //
 // How it is graded
 //   gpucourse grade ex13
-//   out is filled with garbage (-1) first; n = 1 to 4194305 are checked
+//   out is filled with garbage (-1) first; n = 1 to 16785409 are checked
 //   exactly, then n = 2^28 (2.1 GB moved by an ideal scan) is timed against
 //   the reference (the same design), a copy and CUB's DeviceScan.
 #include <cuda_runtime.h>

@@ -33,7 +33,7 @@
 //
 // How it is graded
 //   gpucourse grade ex14
-//   n = 1 to 4194305 are checked exactly, then n = 2^28 (2.1 GB) is timed
+//   n = 1 to 16785409 are checked exactly, then n = 2^28 (2.1 GB) is timed
 //   against the reference, a copy and CUB's DeviceScan::InclusiveSum. A
 //   scan-then-propagate (ex13) moves twice the bytes and is too slow here.
 //   A look-back that waits forever (e.g. on a status word nobody zeroed)
