@@ -186,27 +186,32 @@ static int cmd_show(Session *s, const char *key) {
 
 typedef struct {
     const Exercise *e;
-    int shown; /* out: which hint is now the latest seen (1-based) */
+    int shown;     /* out: which hint is now the latest seen (1-based) */
+    bool revealed; /* out: that one was new now (not all seen before) */
 } HintCtx;
 
 static void take_hint(Progress *p, void *ctx) {
     HintCtx *h = ctx;
     ExProgress *x = progress_get(p, h->e->id, true);
-    if (x->hints_seen < h->e->hints.count) x->hints_seen++;
+    h->revealed = x->hints_seen < h->e->hints.count;
+    if (h->revealed) x->hints_seen++;
     h->shown = x->hints_seen;
 }
 
 static int cmd_hint(Session *s, const char *key) {
     Exercise *e = find_exercise(s, key);
     if (!e) return EXIT_USAGE;
-    HintCtx h = {e, 0};
+    HintCtx h = {e, 0, false};
     char *notice = NULL;
     if (progress_update(s->ws.progress, take_hint, &h, &notice) < 0) return fail_setup();
     if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
     free(notice);
     for (int i = 0; i < h.shown; i++)
-        printf("Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count, i + 1 == h.shown ? " (new)" : "", e->hints.items[i]);
-    if (h.shown == e->hints.count) printf("That was the last hint for %s.\n", e->id);
+        printf("Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count, i + 1 == h.shown && h.revealed ? " (new)" : "",
+               e->hints.items[i]);
+    if (h.shown == e->hints.count)
+        printf(h.revealed ? "That was the last hint for %s.\n" : "No more hints for %s: these are all of them.\n",
+               e->id);
     return 0;
 }
 
@@ -600,7 +605,7 @@ int main(int argc, char **argv) {
     Options o = {0};
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) { /* ':': a missing value is ':' */
         switch (opt) {
         case 'f':
             if (!strcmp(optarg, "text")) o.format = FORMAT_TEXT;
@@ -610,8 +615,9 @@ int main(int argc, char **argv) {
             break;
         case 's': {
             char *end;
-            o.seed = strtoull(optarg, &end, 10);
-            if (*end || !o.seed) return fail_usage("--seed takes a positive number, not '%s'", optarg);
+            o.seed = strtoull(optarg, &end, 10); /* which would read "-5" as 2^64 - 5 */
+            if (*end || !o.seed || optarg[0] < '0' || optarg[0] > '9')
+                return fail_usage("--seed takes a positive number, not '%s'", optarg);
             break;
         }
         case 't': {
@@ -632,6 +638,7 @@ int main(int argc, char **argv) {
         case 'a': o.all = true; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case 'V': printf("gpucourse %s\n", GPUCOURSE_VERSION); return 0;
+        case ':': return fail_usage("option '%s' needs a value", argv[optind - 1]);
         default: return fail_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -656,6 +663,7 @@ int main(int argc, char **argv) {
         return fail_usage("'%s' needs an exercise, like ex01", cmd);
     if (which >= 0 && extra > 1 + (commands[which].args && !grade_many))
         return fail_usage("too many arguments for '%s'", cmd);
+    if (o.all && o.chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
     if (which != 2 && (o.all || (o.chapter && which != 7)))
         return fail_usage("%s", "--all and --chapter go with grade (--chapter also with bench)");
 

@@ -30,6 +30,12 @@ check "unknown option: usage error 64" sh -c "$GC --bogus list; test \$? = 64"
 check "grade without an exercise: usage error 64" sh -c "$GC grade; test \$? = 64"
 check "unknown exercise: usage error 64" sh -c "$GC show ex99 2>&1; test \$? = 64"
 check "bad --format: usage error 64" sh -c "$GC grade ex01 --format xml; test \$? = 64"
+t_seed_negative() { code_is 64 "$GC" grade ex01 --seed -5 && has_err "takes a positive number, not '-5'"; }
+check "a negative --seed: usage error 64" t_seed_negative
+t_missing_value() { code_is 64 "$GC" list --course && has_err "option '--course' needs a value"; }
+check "an option without its value says so: usage error 64" t_missing_value
+t_all_and_chapter() { code_is 64 "$GC" grade --all --chapter 1 && has_err "exclude each other"; }
+check "--all with --chapter: usage error 64" t_all_and_chapter
 
 t_list() { code_is 0 "$GC" list && has "Chapter 1: The thread hierarchy" && has "\[ \] ex01  vector_add" && has "Next: ex01"; }
 check "list shows chapters, exercises and the next one" t_list
@@ -41,6 +47,9 @@ t_hint() { code_is 0 "$GC" hint ex01 && has "Hint 1 of" && ! grep -q "Hint 2" "$
            code_is 0 "$GC" hint vector_add && has "Hint 2 of .* (new)" &&
            grep -q "hints_seen: 2" "$T/ws/progress.yaml"; }
 check "hint shows one more hint each time and records it" t_hint
+t_hint_end() { code_is 0 "$GC" hint ex01 && has "Hint 3 of 3 (new)" && has "That was the last hint" &&
+               code_is 0 "$GC" hint ex01 && ! grep -q "(new)" "$T/got" && has "No more hints for ex01"; }
+check "hint past the last one shows them all, none as new" t_hint_end
 t_solution() { code_is 64 "$GC" solution ex01 && has_err "opens once you passed it"; }
 check "solution is closed before passing" t_solution
 
