@@ -78,6 +78,13 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpucourse
 	rm -rf $(DESTDIR)$(PREFIX)/share/gpucourse
 
+# The measured ladder behind ex25's tile choice (a GPU benchmark, not a test):
+# make build/mma-ladder && build/mma-ladder. Flags as grader/toolchain.c's.
+NVCC ?= nvcc
+$(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
+	@mkdir -p $(B)
+	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcublas 2>$(B)/mma-ladder.ptxas
+
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
 asan:
 	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
