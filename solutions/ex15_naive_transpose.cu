@@ -10,10 +10,12 @@
 // reads in[r0 + i][c], 32 different rows. The 32-byte sector each lane's
 // load brings in also holds the floats of the next columns, which the
 // other warps of the block (the other threadIdx.y) read soon after, so
-// many of those loads hit in L1. Writes get no such help: a partial-sector
-// store goes to L2 as it is. That is why the strided side is put on the
-// loads here. Measured on an H100 at 16384 x 16381: 74% of the copy
-// bandwidth this way, 14% for one element per thread the other way.
+// most of those sectors are read from DRAM once (at 36 bytes of DRAM
+// traffic per element, one sector per load, the kernel could not pass 22%
+// of the copy). Writes get no such help: a partial-sector store goes to L2
+// as it is. That is why the strided side is put on the loads here.
+// Measured on an H100 at 16384 x 16381: 73% of the copy bandwidth this way
+// (docs/benchmarks.md), 14% for one element per thread the other way.
 //
 // Each thread handles kPerThread columns of `in` (rows of `out`), issuing
 // all its loads before its stores, so that more loads are in flight.

@@ -15,6 +15,8 @@
 // and both phases run at one pass per warp request.
 //
 // Otherwise as ex16: 32 x 8 threads, 4 elements each, loads first.
+// Measured on an H100 at 16384 x 16381: 92% of the copy bandwidth, against
+// 58% for ex16's unpadded tile (docs/benchmarks.md).
 #include <cuda_runtime.h>
 #include <cstddef>
 
