@@ -281,6 +281,69 @@ static void test_card_hostile_output(void **state) {
     grade_result_free(&r);
 }
 
+/* nvcc's first error is read to its end at 80 columns: a long line goes on
+ * below, marked as continued, and the caret under the source line keeps its
+ * column; a long note is wrapped too. */
+static void test_card_compile_error_wraps(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r = {0};
+    r.verdict = V_COMPILE_ERROR;
+    snprintf(r.reason, sizeof r.reason, "nvcc could not compile ex01_vector_add.cu");
+    r.compile_log = xstrdup("exercises/ex01_vector_add.cu(12): error: a value of type \"const float *\" cannot be "
+                            "used to initialize an entity of type \"float *\"\n"
+                            "      float* r = q;\n"
+                            "                 ^\n\n"
+                            "1 error detected in the compilation of \"ex01_vector_add.cu\".\n");
+    strlist_add(&r.notes, "the time your runner reported disagreed with the harness's clock; the clock decided");
+    Doc d = {0};
+    card_build(&d, &e, &r, 78);
+    char *text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fprintf(stderr, "---- compile error\n%s", text);
+    assert_true(max_width(&d) <= 78);
+    assert_non_null(strstr(text, "\n  exercises/ex01_vector_add.cu(12): error: a value of type \"const float *\" \n"
+                                 "> cannot be used to initialize an entity of type \"float *\"\n"
+                                 "        float* r = q;\n"
+                                 "                   ^\n"));
+    assert_int_equal(style_of(&d, "cannot be used"), S_ERROR);
+    assert_non_null(strstr(text, "Note     the time your runner reported disagreed with the harness's clock; the\n"
+                                 "         clock decided\n"));
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+/* A line that keeps its spaces, cut after a space where it can be, else
+ * inside a word wider than the line; a paragraph's word wider than the line
+ * broken where it must. */
+static void test_wrap_verbatim(void **state) {
+    (void)state;
+    Doc d = {0};
+    DocLine line = {0}, first = {0}, cont = {0};
+    line_addn(&first, S_NORMAL, "  ", 2);
+    line_addn(&cont, S_DIM, "> ", 2);
+    const char *code = "    x = a  +  b;  // a comment  that runs on";
+    line_addn(&line, S_CODEBLOCK, code, strlen(code));
+    doc_wrap_verbatim(&d, &line, &first, &cont, 20);
+    line_free(&line);
+    line_addn(&line, S_CODEBLOCK, "/a/path/without/any/space/in/it", 31);
+    doc_wrap_verbatim(&d, &line, &first, &cont, 20);
+    char *text = doc_text(&d);
+    assert_string_equal(text, "      x = a  +  b;  \n> // a comment  that\n> runs on\n"
+                              "  /a/path/without/an\n> y/space/in/it\n");
+    assert_true(max_width(&d) <= 20);
+    free(text);
+    doc_free(&d);
+    doc_wrap(&d, S_NORMAL, "see /a/very/long/path/that/does/not/fit", 2, 16);
+    text = doc_text(&d);
+    assert_string_equal(text, "see\n  /a/very/long/p\n  ath/that/does/\n  not/fit\n");
+    free(text);
+    doc_free(&d);
+    line_free(&line);
+    line_free(&first);
+    line_free(&cont);
+}
+
 /* The live grading log goes through the same helper, line by line. */
 static void test_log_visible(void **state) {
     (void)state;
@@ -299,6 +362,7 @@ int main(void) {
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
+        cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_wrap_verbatim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,11 +27,12 @@ export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
 unset VISUAL NO_COLOR
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 
-# An editor that breaks the file it is given, and an nvcc that talks and
-# takes its time before compiling (so the live log can be seen).
+# An editor that breaks the file it is given (nvcc's error is wider than the
+# screen), and an nvcc that talks and takes its time before compiling (so the
+# live log can be seen).
 cat >"$T/editor" <<'EOF'
 #!/bin/sh
-echo 'this is not CUDA' >>"$1"
+echo 'static_assert(sizeof(float) == 2, "this is not CUDA, and the message of this error runs past the right edge to its very end");' >>"$1"
 EOF
 mkdir -p "$T/slow"
 cat >"$T/slow/nvcc" <<EOF
@@ -75,6 +76,9 @@ wait_for() {
     sed 's/^/|/' "$T/screen"
     return 1
 }
+# The screen as last captured with wrapped lines joined again (a line
+# continued from above starts with the marker; it was cut at a space).
+unwrapped() { awk '/^ ↪ /{ sub(/^ ↪ /, ""); line = line " " $0; next } NR > 1 { print line } { line = $0 } END { print line }' "$T/screen"; }
 # shows TEXT: the screen as last captured shows TEXT too
 shows() { grep -qF -- "$1" "$T/screen" || { echo "the screen does not show: $1"; sed 's/^/|/' "$T/screen"; return 1; }; }
 # gone TEXT: the screen (as just captured) does not show TEXT
@@ -157,9 +161,10 @@ t_edit_compile_error() {
     keys Escape && wait_for "Hints     1 of 3 seen" && keys e && wait_for "back from" &&
         grep -q 'this is not CUDA' "$T/ws/exercises/ex02_flip_lr.cu" &&
         keys g && wait_for "COMPILE ERROR" 60 && wait_for "nvcc says" && wait_for "): error" &&
-        wait_for "this is not CUDA" && wait_for "ex02: compile error"
+        wait_for "this is not CUDA" && wait_for "ex02: compile error" &&
+        unwrapped | grep -F 'error: static assertion failed with "this is not CUDA, and the message of this error runs past the right edge to its very end"'
 }
-check "e runs \$EDITOR and comes back; g shows the compile error with nvcc's message" t_edit_compile_error
+check "e runs \$EDITOR and comes back; g shows the compile error with nvcc's message, wrapped to its end" t_edit_compile_error
 
 t_reset() {
     keys Escape && keys r && wait_for "Reset ex02 to its stub?" && keys y && wait_for "ex02 is the stub again" &&

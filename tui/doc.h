@@ -65,6 +65,7 @@ typedef struct {
     const char *up;      /* points at a floor from below */
     const char *point;   /* the kernel in the roofline */
     const char *more;    /* more text below */
+    const char *wrap;    /* a line of code or a log continued from above */
 } Glyphs;
 
 extern const Glyphs glyphs_ascii, glyphs_unicode;
@@ -95,9 +96,15 @@ void doc_add_line(Doc *d, const DocLine *l);
 /* Appends text wrapped at width columns, continuation lines indented. */
 void doc_wrap(Doc *d, Style s, const char *text, int indent, int width);
 /* Appends a styled paragraph wrapped at width columns at spaces ('\n' in it
- * breaks the line), its first line after `first`, the others after `rest`
- * (either may be NULL). Ends on a fresh line. */
+ * breaks the line; a word wider than a line is broken where it must), its
+ * first line after `first`, the others after `rest` (either may be NULL).
+ * Ends on a fresh line. */
 void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const DocLine *rest, int width);
+/* Appends one line that keeps its spaces (code, compiler output) after
+ * `first`; where it is wider than width columns, the rest goes on lines
+ * after `cont` (a continuation marker), cut after a space where there is one.
+ * Ends on a fresh line. */
+void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const DocLine *cont, int width);
 /* The number of the line text goes to next (0-based). */
 int doc_here(const Doc *d);
 
