@@ -344,6 +344,29 @@ static void test_wrap_verbatim(void **state) {
     line_free(&cont);
 }
 
+/* Text cut to a width: whole words and an ellipsis, or inside the first
+ * word when it alone is too wide. */
+static void test_clip(void **state) {
+    (void)state;
+    Doc d = {0};
+    doc_add_clipped(&d, S_DIM, "a tree of partial sums", 14);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "a tree of partial sums", 22);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "a tree of partial sums", 21);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "__syncthreads(), a tree", 8);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "__syncthreads(), a tree", 20);
+    doc_newline(&d);
+    char *text = doc_text(&d);
+    assert_string_equal(text, "a tree of...\na tree of partial sums\na tree of partial...\n__syn...\n"
+                              "__syncthreads()...\n");
+    assert_int_equal(style_of(&d, "..."), S_DIM);
+    free(text);
+    doc_free(&d);
+}
+
 /* The live grading log goes through the same helper, line by line. */
 static void test_log_visible(void **state) {
     (void)state;
@@ -363,6 +386,7 @@ int main(void) {
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
         cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_wrap_verbatim),
+        cmocka_unit_test(test_clip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

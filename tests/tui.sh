@@ -117,6 +117,26 @@ t_start() {
 }
 check "start screen: chapters, progress, marks, the next unfinished exercise, keys" t_start
 
+# Every exercise row on the screen shows its summary whole, or whole words
+# and an ellipsis (as in 'gpucourse list', where summaries are whole).
+summaries_whole() {
+    "$GC" list | sed -n 's/^  \[.\] \(ex[0-9]*\)  [^ ]* *\(.*\)$/\1 \2/p' >"$T/summaries"
+    grep -o 'ex[0-9][0-9]  .*' "$T/screen" | while read -r id name rest; do
+        full=$(grep "^$id " "$T/summaries" | cut -d' ' -f2-)
+        case "$rest" in
+        "$full") ;;
+        *…) case "$full" in "${rest%…}"[\ ,\;:]*) ;; *) echo "$id: cut inside a word: $rest"; exit 1 ;; esac ;;
+        *) echo "$id: cut without an ellipsis: $rest"; exit 1 ;;
+        esac
+    done
+}
+t_course_rows() {
+    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex25  mma_gemm" && summaries_whole &&
+        shows "[ ] ex17  padded_transpose     32 banks of 4 bytes" && shows "[ ] ex18  vectorized_transpose float4" &&
+        keys Home && keys j && wait_for "1  The thread hierarchy"
+}
+check "course rows: the name column fits the longest name; summaries cut at a word, with an ellipsis" t_course_rows
+
 t_navigate() {
     keys Enter && wait_for "ex02 flip_lr: Mirror the rows of a matrix" && wait_for "Task" &&
         wait_for "Hints     0 of 3 seen" &&

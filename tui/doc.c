@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "*", "|", "^", "o", "v", ">"};
+const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "*", "|", "^", "o", "v", ">", "..."};
 const Glyphs glyphs_unicode = {"\u2588", "\u2591", "\u2500", "\u2502", "\u2514", "\u2022", "\u2503", "\u25b2",
-                               "\u25cf", "\u2193", "\u21aa"};
+                               "\u25cf", "\u2193", "\u21aa", "\u2026"};
 const Glyphs *glyph = &glyphs_ascii;
 
 void line_addn(DocLine *l, Style s, const char *text, size_t len) {
@@ -190,6 +190,24 @@ void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const 
         for (i = end; i < n && line->text[i] == ' ';) i++; /* the spaces at a cut: not carried over */
         prefix = cont;
     } while (i < n);
+}
+
+void doc_add_clipped(Doc *d, Style s, const char *text, int width) {
+    size_t len = strlen(text);
+    if (text_width(text, len) <= width) {
+        doc_add(d, s, text);
+        return;
+    }
+    int room = width - text_width(glyph->ellipsis, strlen(glyph->ellipsis));
+    size_t end = text_bytes_for(text, len, room > 0 ? room : 0);
+    if (text[end] != ' ') { /* inside a word: before it, unless it is the first */
+        size_t word = end;
+        while (word > 0 && text[word - 1] != ' ') word--;
+        if (word > 0) end = word;
+    }
+    while (end > 0 && strchr(" ,;:", text[end - 1])) end--; /* "a tree of…", not "a tree of, …" */
+    doc_addn(d, s, text, end);
+    doc_add(d, s, glyph->ellipsis);
 }
 
 void doc_wrap(Doc *d, Style s, const char *text, int indent, int width) {

@@ -66,6 +66,7 @@ typedef struct {
     const char *point;   /* the kernel in the roofline */
     const char *more;    /* more text below */
     const char *wrap;    /* a line of code or a log continued from above */
+    const char *ellipsis; /* text cut short */
 } Glyphs;
 
 extern const Glyphs glyphs_ascii, glyphs_unicode;
@@ -105,6 +106,9 @@ void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const Do
  * after `cont` (a continuation marker), cut after a space where there is one.
  * Ends on a fresh line. */
 void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const DocLine *cont, int width);
+/* Appends text cut to width columns: whole words and an ellipsis when it is
+ * wider. */
+void doc_add_clipped(Doc *d, Style s, const char *text, int width);
 /* The number of the line text goes to next (0-based). */
 int doc_here(const Doc *d);
 

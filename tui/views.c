@@ -47,6 +47,11 @@ static void progress_bar(Doc *d, int done, int total, int w) {
 
 static void build_course(App *a, Doc *d, int width) {
     const Course *c = a->course;
+    int name_w = 0; /* the name column fits the longest name */
+    for (int i = 0; i < c->nexercises; i++) {
+        int w = text_width(c->exercises[i].name, strlen(c->exercises[i].name));
+        if (w > name_w) name_w = w;
+    }
     doc_add(d, S_H2, c->title);
     doc_newline(d);
     for (int ch = 0; ch < c->nchapters; ch++) {
@@ -67,8 +72,9 @@ static void build_course(App *a, Doc *d, int width) {
             if (i == a->ex) a->mark_line = doc_here(d);
             doc_add(d, S_NORMAL, "    ");
             doc_add(d, status_style(st), status_mark(st));
-            doc_printf(d, S_NORMAL, " %s  %-18s ", e->id, e->name);
-            doc_add(d, S_DIM, e->summary);
+            doc_printf(d, S_NORMAL, " %s  %-*s ", e->id, name_w, e->name);
+            doc_add_clipped(d, S_DIM, e->summary, width - text_width(d->lines[d->count - 1].text,
+                                                                     d->lines[d->count - 1].len));
             doc_newline(d);
         }
     }
