@@ -2,9 +2,9 @@
 # The terminal app, driven for real in tmux (a private server, an 80x24
 # window): the start screen, navigation, a rendered lesson, help, grading
 # (the live log, a compile error through $EDITOR, the no-GPU message), hints,
-# reset, a resize to 60x15 and back, quitting, Ctrl-C, SIGTERM and SIGSEGV (the
-# terminal restored each time), NO_COLOR, and watch mode with and without a
-# terminal. Runs on the shipped course without a GPU. Prints TAP.
+# reset, a resize to 60x15, 20x10 and back, quitting, Ctrl-C, SIGTERM and
+# SIGSEGV (the terminal restored each time), NO_COLOR, and watch mode with and
+# without a terminal. Runs on the shipped course without a GPU. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 if ! command -v tmux >/dev/null 2>&1; then
@@ -194,10 +194,12 @@ check "r asks, then restores the stub" t_reset
 
 t_resize() {
     tm resize-window -t t -x 60 -y 15 && wait_for "terminal too small" && wait_for "60x15" && gone "Hints" &&
+        tm resize-window -t t -x 20 -y 10 && wait_for "20x10; gpucourse" && shows "needs 80x24" &&
+        shows "terminal too small" && shows "make it larger, or" && shows "press q to quit" &&
         tm resize-window -t t -x 80 -y 24 && wait_for "Hints     1 of 3 seen" && wait_for " q quit" &&
         gone "terminal too small"
 }
-check "resize to 60x15: too small; back to 80x24: the app again" t_resize
+check "resize to 60x15 and 20x10: too small, said in full; back to 80x24: the app again" t_resize
 
 t_quit() { keys q && restored; }
 check "q quits and the terminal is restored" t_quit

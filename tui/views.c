@@ -327,16 +327,21 @@ static void draw_title(const App *a) {
     draw_text(0, cols - rw, rw, S_TITLE, right);
 }
 
+/* Wrapped to the width it complains about, so that it is read whole there. */
 static void draw_too_small_screen(void) {
-    char line[128];
     int rows = draw_rows(), cols = draw_cols();
-    const char *lines[3] = {"terminal too small", line, "make it larger, or press q to quit"};
-    snprintf(line, sizeof line, "%dx%d; gpucourse needs %dx%d", cols, rows, MIN_COLS, MIN_ROWS);
-    for (int i = 0; i < 3; i++) {
-        int w = (int)strlen(lines[i]);
-        int x = (cols - w) / 2, y = rows / 2 - 1 + i;
-        draw_text(y < 0 ? 0 : y, x < 0 ? 0 : x, cols, i == 0 ? S_FAIL : S_NORMAL, lines[i]);
+    Doc d = {0};
+    doc_wrap(&d, S_FAIL, "terminal too small", 0, cols);
+    char *size = xprintf("%dx%d; gpucourse needs %dx%d", cols, rows, MIN_COLS, MIN_ROWS);
+    doc_wrap(&d, S_NORMAL, size, 0, cols);
+    free(size);
+    doc_wrap(&d, S_NORMAL, "make it larger, or press q to quit", 0, cols);
+    int top = (rows - d.count) / 2;
+    for (int i = 0; i < d.count; i++) {
+        int w = text_width(d.lines[i].text, d.lines[i].len);
+        draw_doc_line((top > 0 ? top : 0) + i, (cols - w) / 2, cols, &d.lines[i], S_NORMAL);
     }
+    doc_free(&d);
 }
 
 static void draw_grading(App *a) {
