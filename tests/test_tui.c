@@ -367,6 +367,21 @@ static void test_clip(void **state) {
     doc_free(&d);
 }
 
+/* The exercise view reads the verdict recorded as a key, and says it in
+ * words. */
+static void test_verdict_words(void **state) {
+    (void)state;
+    for (Verdict v = 0; v < V_COUNT; v++) {
+        assert_int_equal(verdict_from_key(verdict_key(v)), v);
+        assert_string_not_equal(card_verdict_phrase(v), "?");
+        assert_null(strchr(card_verdict_phrase(v), '_'));
+    }
+    assert_int_equal(verdict_from_key("no_such_verdict"), V_COUNT);
+    assert_int_equal(verdict_from_key(""), V_COUNT);
+    assert_string_equal(card_verdict_phrase(verdict_from_key("compile_error")), "did not compile");
+    assert_true(verdict_status(V_COMPILE_ERROR) < ST_COMPILES);
+}
+
 /* The live grading log goes through the same helper, line by line. */
 static void test_log_visible(void **state) {
     (void)state;
@@ -386,7 +401,7 @@ int main(void) {
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
         cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_wrap_verbatim),
-        cmocka_unit_test(test_clip),
+        cmocka_unit_test(test_clip),          cmocka_unit_test(test_verdict_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,6 +186,13 @@ t_edit_compile_error() {
 }
 check "e runs \$EDITOR and comes back; g shows the compile error with nvcc's message, wrapped to its end" t_edit_compile_error
 
+t_last_try() {
+    keys Escape && wait_for "Last try  did not compile (Enter shows the card)" &&
+        shows "Status    [c] compiles (your best so far), 2 attempts" && gone "compile_error" &&
+        keys Enter && wait_for "ex02 flip_lr: result"
+}
+check "exercise view: the last try in words, the status marked as the best so far" t_last_try
+
 t_reset() {
     keys Escape && keys r && wait_for "Reset ex02 to its stub?" && keys y && wait_for "ex02 is the stub again" &&
         cmp -s exercises/ex02_flip_lr.cu "$T/ws/exercises/ex02_flip_lr.cu"

@@ -16,6 +16,16 @@ const char *card_verdict_banner(Verdict v) {
     return v < V_COUNT ? banners[v] : "?";
 }
 
+const char *card_verdict_phrase(Verdict v) {
+    static const char *const phrases[V_COUNT] = {
+        [V_PASS] = "passed", [V_WRONG] = "wrong answer", [V_SLOW] = "correct, too slow",
+        [V_COMPILE_ERROR] = "did not compile", [V_RUNTIME_ERROR] = "runtime error", [V_TIMEOUT] = "timed out",
+        [V_REQUIREMENT] = "correct, a requirement not met", [V_SKIPPED] = "compiled, not run (no GPU)",
+        [V_INTERRUPTED] = "cancelled", [V_SETUP_ERROR] = "setup error (not counted)",
+    };
+    return v < V_COUNT ? phrases[v] : "?";
+}
+
 Style card_verdict_style(Verdict v) {
     switch (v) {
     case V_PASS: return S_PASS;

@@ -100,13 +100,21 @@ static void build_exercise(App *a, Doc *d, int width) {
     doc_add(d, S_CODE, file);
     doc_newline(d);
     free(file);
+    /* the latest attempt: this session's, else the one recorded */
+    Verdict last = a->have_result[a->ex] ? a->results[a->ex].verdict : p ? verdict_from_key(p->last_verdict) : V_COUNT;
     label(d, "Status");
     doc_add(d, status_style(st), status_mark(st));
     doc_printf(d, status_style(st), " %s", status_name(st));
+    if (last < V_COUNT && verdict_status(last) < st) doc_add(d, S_DIM, " (your best so far)"); /* not the latest */
     int attempts = p ? p->attempts : 0;
     doc_printf(d, S_NORMAL, ", %d attempt%s", attempts, attempts == 1 ? "" : "s");
-    if (p && p->last_verdict[0]) doc_printf(d, S_DIM, ", last: %s", p->last_verdict);
     doc_newline(d);
+    if (last < V_COUNT) {
+        label(d, "Last try");
+        doc_add(d, card_verdict_style(last), card_verdict_phrase(last));
+        if (a->have_result[a->ex]) doc_add(d, S_DIM, " (Enter shows the card)");
+        doc_newline(d);
+    }
     if (p && p->best_vs_reference > 0) {
         label(d, "Best");
         doc_printf(d, S_NORMAL, "%.2fx the reference, %.2fx the copy", p->best_vs_reference, p->best_vs_baseline);
@@ -126,13 +134,6 @@ static void build_exercise(App *a, Doc *d, int width) {
     doc_printf(d, S_NORMAL, "%d of %d seen", seen, e->hints.count);
     doc_add(d, S_DIM, seen < e->hints.count ? " (h shows the next)" : " (all seen)");
     doc_newline(d);
-    if (a->have_result[a->ex]) {
-        const GradeResult *r = &a->results[a->ex];
-        label(d, "Result");
-        doc_printf(d, card_verdict_style(r->verdict), "%s", card_verdict_banner(r->verdict));
-        doc_add(d, S_DIM, " (Enter shows the card)");
-        doc_newline(d);
-    }
     doc_newline(d);
     doc_add(d, S_H2, "Task");
     doc_newline(d);
