@@ -195,9 +195,10 @@ check "exercise view: the last try in words, the status marked as the best so fa
 
 t_reset() {
     keys Escape && keys r && wait_for "Reset ex02 to its stub?" && keys y && wait_for "ex02 is the stub again" &&
-        cmp -s exercises/ex02_flip_lr.cu "$T/ws/exercises/ex02_flip_lr.cu"
+        cmp -s exercises/ex02_flip_lr.cu "$T/ws/exercises/ex02_flip_lr.cu" &&
+        backup=$(ls "$T/ws/backups") && wait_for "$T/ws/backups/$backup" && grep -q ' 1-[0-9]* of [0-9]' "$T/screen"
 }
-check "r asks, then restores the stub" t_reset
+check "r asks, then restores the stub and shows the whole backup path beside the position" t_reset
 
 t_resize() {
     tm resize-window -t t -x 60 -y 15 && wait_for "terminal too small" && wait_for "60x15" && gone "Hints" &&
@@ -247,6 +248,15 @@ t_no_color() {
         grep -q "$(printf '\033')\[\(3\|4\)[0-7]m" "$T/esc" && keys q && restored
 }
 check "NO_COLOR: no colours, reverse video instead; colours otherwise" t_no_color
+
+t_damaged_progress() {
+    mkdir -p "$T/ws-damaged" && echo 'version: [' >"$T/ws-damaged/progress.yaml" && start_shell &&
+        keys "GPUCOURSE_WORKSPACE=$T/ws-damaged $GC" Enter && wait_for "progress starts" &&
+        aside=$(ls "$T/ws-damaged" | grep damaged) && shows "of 42" &&
+        sed 's/^ //' "$T/screen" | tr '\n' ' ' | tr -s ' ' |
+        grep -F "it was kept as '$T/ws-damaged/$aside' and progress starts afresh" && keys q && restored
+}
+check "a damaged progress file: the warning shown whole, on rows of its own" t_damaged_progress
 
 t_watch_app() {
     start_shell && keys "$GC watch ex03" Enter && wait_for "[watch]" && wait_for "ex03 saxpy: SAXPY" &&

@@ -345,8 +345,9 @@ static void draw_too_small_screen(void) {
     doc_free(&d);
 }
 
-static void draw_grading(App *a) {
-    int rows = view_body_rows(), cols = draw_cols();
+/* The live log in the body's rows. */
+static void draw_grading(App *a, int rows) {
+    int cols = draw_cols();
     char head[160];
     const Exercise *e = &a->course->exercises[a->grading_ex];
     snprintf(head, sizeof head, "Grading %s %s: %s", e->id, e->name, a->phase);
@@ -379,6 +380,40 @@ static void draw_grading(App *a) {
     sb_free(&line);
 }
 
+/* The status line above the footer: the message (or the reset question)
+ * wrapped on as many rows as it needs, at most half the body, so that a path
+ * in it is read whole; where we are in a long document on its last row, or
+ * on a row of its own when the message leaves no room there. */
+typedef struct {
+    Doc message;
+    int rows;      /* the rows it takes */
+    bool position; /* the position in the document is shown */
+} StatusLines;
+
+static StatusLines status_layout(const App *a, int total, int cols) {
+    StatusLines st = {{0}, 1, false};
+    char question[160];
+    const char *text = a->message;
+    Style style = a->message_style;
+    if (a->confirm_reset) {
+        snprintf(question, sizeof question, "Reset %s to its stub? Your file is kept in backups/. (y/n)",
+                 a->course->exercises[a->ex].id);
+        text = question;
+        style = S_MESSAGE;
+    }
+    if (text[0]) doc_wrap(&st.message, style, text, 0, cols - 2);
+    int most = (draw_rows() - 2) / 2;
+    if (st.message.count > 1) st.rows = st.message.count < most ? st.message.count : most;
+    st.position = total > draw_rows() - 2 - st.rows;
+    char widest[64]; /* the widest the position can be */
+    snprintf(widest, sizeof widest, " %d-%d of %d %s", total, total, total, glyph->more);
+    if (st.position && st.message.count && st.rows < most) {
+        const DocLine *l = &st.message.lines[st.rows - 1];
+        if (text_width(l->text, l->len) + text_width(widest, strlen(widest)) > cols - 2) st.rows++;
+    }
+    return st;
+}
+
 void view_draw(App *a) {
     draw_begin_frame();
     if (draw_too_small()) {
@@ -386,15 +421,15 @@ void view_draw(App *a) {
         draw_end_frame();
         return;
     }
-    int rows = view_body_rows(), cols = draw_cols();
+    int cols = draw_cols();
     draw_title(a);
-    int total = 0;
+    Doc d = {0};
+    if (a->view != VIEW_GRADING) view_build(a, &d, text_width_for(cols));
+    StatusLines st = status_layout(a, d.count, cols);
+    int rows = draw_rows() - 2 - st.rows;
     if (a->view == VIEW_GRADING) {
-        draw_grading(a);
+        draw_grading(a, rows);
     } else {
-        Doc d = {0};
-        view_build(a, &d, text_width_for(cols));
-        total = d.count;
         if (a->view == VIEW_COURSE && a->mark_line >= 0) { /* keep the selection in sight */
             if (a->mark_line < a->scroll + 1) a->scroll = a->mark_line - 2;
             if (a->mark_line >= a->scroll + rows) a->scroll = a->mark_line - rows + 1;
@@ -410,24 +445,19 @@ void view_draw(App *a) {
             if (sel) draw_fill(1 + i, 0, cols, S_SELECTED);
             draw_doc_line(1 + i, 1, cols - 2, &d.lines[line], sel ? S_SELECTED : S_NORMAL);
         }
-        doc_free(&d);
     }
-    int y = draw_rows() - 2;
-    if (a->confirm_reset) {
-        const Exercise *e = &a->course->exercises[a->ex];
-        char q[160];
-        snprintf(q, sizeof q, "Reset %s to its stub? Your file is kept in backups/. (y/n)", e->id);
-        draw_text(y, 1, cols - 2, S_MESSAGE, q);
-    } else if (a->message[0]) {
-        draw_text(y, 1, cols - 2, a->message_style, a->message);
-    }
-    if (!a->confirm_reset && total > rows) { /* where we are in a long document */
+    int top = draw_rows() - 1 - st.rows;
+    for (int i = 0; i < st.rows && i < st.message.count; i++)
+        draw_doc_line(top + i, 1, cols - 2, &st.message.lines[i], S_NORMAL);
+    if (st.position) { /* where we are in a long document */
         char pos[64];
-        int last = a->scroll + rows < total ? a->scroll + rows : total;
-        snprintf(pos, sizeof pos, " %d-%d of %d %s", a->scroll + 1, last, total, last < total ? glyph->more : " ");
+        int last = a->scroll + rows < d.count ? a->scroll + rows : d.count;
+        snprintf(pos, sizeof pos, " %d-%d of %d %s", a->scroll + 1, last, d.count, last < d.count ? glyph->more : " ");
         int w = text_width(pos, strlen(pos));
-        draw_text(y, cols - w - 1, w, S_DIM, pos);
+        draw_text(draw_rows() - 2, cols - w - 1, w, S_DIM, pos);
     }
+    doc_free(&st.message);
+    doc_free(&d);
     draw_footer(a);
     draw_end_frame();
 }
