@@ -3,8 +3,8 @@
 # window): the start screen, navigation, a rendered lesson, help, grading
 # (the live log, a compile error through $EDITOR, the no-GPU message), hints,
 # reset, a resize to 60x15, 20x10 and back, quitting, Ctrl-C, SIGTERM and
-# SIGSEGV (the terminal restored each time), NO_COLOR, and watch mode with and
-# without a terminal. Runs on the shipped course without a GPU. Prints TAP.
+# SIGSEGV (the terminal restored each time), NO_COLOR, code colours, and watch
+# mode with and without a terminal. Runs on the shipped course without a GPU. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 if ! command -v tmux >/dev/null 2>&1; then
@@ -257,6 +257,16 @@ t_damaged_progress() {
         grep -F "it was kept as '$T/ws-damaged/$aside' and progress starts afresh" && keys q && restored
 }
 check "a damaged progress file: the warning shown whole, on rows of its own" t_damaged_progress
+
+t_code_colours() {
+    E=$(printf '\033')
+    start_shell && keys "NO_COLOR=1 $GC" Enter && wait_for "Enter open" && keys l && wait_for "__global__ void hello" &&
+        tm capture-pane -t t -p -e >"$T/esc" && grep -q "^   $E\[1m__global__" "$T/esc" &&
+        ! grep -q "$E\[\(3\|4\)[0-7]m" "$T/esc" && keys q && restored &&
+        keys "$GC" Enter && wait_for "Enter open" && keys l && wait_for "__global__ void hello" &&
+        tm capture-pane -t t -p -e >"$T/esc" && grep -q "$E\[35m__global__.*$E\[32mvoid" "$T/esc" && keys q && restored
+}
+check "lesson code: CUDA coloured as in an editor; NO_COLOR: keywords in bold, no colours" t_code_colours
 
 t_watch_app() {
     start_shell && keys "$GC watch ex03" Enter && wait_for "[watch]" && wait_for "ex03 saxpy: SAXPY" &&

@@ -185,9 +185,11 @@ void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const 
             for (text_end = word; text_end > i && line->text[text_end - 1] == ' ';) text_end--;
             if (text_end > i) end = word;
         }
-        add_runs(current(d), line, i, end);
+        size_t shown = end;
+        while (end < n && shown > i && line->text[shown - 1] == ' ') shown--; /* the spaces at a cut: dropped */
+        add_runs(current(d), line, i, shown);
         doc_newline(d);
-        for (i = end; i < n && line->text[i] == ' ';) i++; /* the spaces at a cut: not carried over */
+        for (i = end; i < n && line->text[i] == ' ';) i++;
         prefix = cont;
     } while (i < n);
 }

@@ -31,6 +31,13 @@ enum { AT_BOLD = 1, AT_REVERSE = 2, AT_UNDERLINE = 4, AT_DIM = 8, AT_ITALIC = 16
     X(S_STRONG, C_DEFAULT, C_DEFAULT, AT_BOLD, AT_BOLD)                      \
     X(S_CODE, C_YELLOW, C_DEFAULT, 0, AT_BOLD)                               \
     X(S_CODEBLOCK, C_GREEN, C_DEFAULT, 0, 0)                                 \
+    X(S_SYN_KEYWORD, C_YELLOW, C_DEFAULT, AT_BOLD, AT_BOLD)                  \
+    X(S_SYN_TYPE, C_GREEN, C_DEFAULT, 0, 0)                                  \
+    X(S_SYN_BUILTIN, C_MAGENTA, C_DEFAULT, AT_BOLD, AT_BOLD)                 \
+    X(S_SYN_COMMENT, C_CYAN, C_DEFAULT, 0, AT_DIM)                           \
+    X(S_SYN_STRING, C_RED, C_DEFAULT, 0, 0)                                  \
+    X(S_SYN_NUMBER, C_RED, C_DEFAULT, 0, 0)                                  \
+    X(S_SYN_PREPROC, C_BLUE, C_DEFAULT, AT_BOLD, AT_BOLD)                    \
     X(S_QUOTE, C_MAGENTA, C_DEFAULT, 0, AT_DIM)                              \
     X(S_LINK, C_BLUE, C_DEFAULT, AT_UNDERLINE, AT_UNDERLINE)                 \
     X(S_LABEL, C_DEFAULT, C_DEFAULT, AT_BOLD, AT_BOLD)                       \

@@ -168,7 +168,7 @@ static void build_lesson(App *a, Doc *d, int width) {
     doc_newline(d);
 }
 
-static void build_solution(App *a, Doc *d) {
+static void build_solution(App *a, Doc *d, int width) {
     const Exercise *e = &a->course->exercises[a->ex];
     char *path = course_solution_path(a->course, e);
     doc_printf(d, S_H2, "The reference solution of %s", e->id);
@@ -181,15 +181,10 @@ static void build_solution(App *a, Doc *d) {
         doc_add(d, S_ERROR, last_error());
         doc_newline(d);
     }
-    for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
-        nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        for (size_t i = 0; i < len; i++) {
-            if (p[i] == '\t') doc_add(d, S_CODEBLOCK, "    ");
-            else doc_addn(d, S_CODEBLOCK, p + i, 1);
-        }
-        doc_newline(d);
-    }
+    StrBuf code = {0};
+    for (const char *p = text; p && *p; p++) sb_add(&code, *p == '\t' ? "    " : p, *p == '\t' ? 4 : 1);
+    if (code.len) md_code(d, code.buf, "cuda", width);
+    sb_free(&code);
     free(text);
     free(path);
 }
@@ -250,7 +245,7 @@ void view_build(App *a, Doc *d, int width) {
     case VIEW_RESULT:
         if (a->have_result[a->ex]) card_build(d, &a->course->exercises[a->ex], &a->results[a->ex], width);
         break;
-    case VIEW_SOLUTION: build_solution(a, d); break;
+    case VIEW_SOLUTION: build_solution(a, d, width); break;
     case VIEW_HELP: build_help(d, width); break;
     default: break;
     }
