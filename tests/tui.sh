@@ -302,4 +302,12 @@ check "gpucourse watch EX without a terminal: swap files ignored, saves debounce
 t_not_a_tty() { "$GC" </dev/null | cat >"$T/got" && grep -q "Chapter 1: The thread hierarchy" "$T/got" && grep -q "Next: ex02" "$T/got"; }
 check "gpucourse off a terminal prints the course as text" t_not_a_tty
 
+t_no_term() {
+    start_shell && keys "clear; TERM=dumb $GC; echo dumb-rc=\$?" Enter && wait_for "dumb-rc=0" &&
+        shows "Next: ex02" && gone " q quit" &&
+        keys "clear; env -u TERM $GC; echo unset-rc=\$?" Enter && wait_for "unset-rc=0" &&
+        shows "Next: ex02" && gone "TERM"
+}
+check "on a terminal with TERM=dumb or TERM unset: the course as text, exit 0" t_no_term
+
 echo "1..$n"
