@@ -1,7 +1,7 @@
 /* The parts of the terminal app that need no terminal: the Doc and its
- * wrapping, the markdown rendering, which file names watch mode ignores, the
- * debounce, and the result card built from recorded harness outputs
- * (tests/data). Set SHOW_CARDS=1 to print the cards. */
+ * wrapping, the markdown rendering, the CUDA syntax colouring, which file
+ * names watch mode ignores, the debounce, and the result card built from
+ * recorded harness outputs (tests/data). Set SHOW_CARDS=1 to print the cards. */
 #include "test_util.h"
 
 #include "../tui/card.h"
