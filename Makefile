@@ -27,7 +27,7 @@ B := build
 CORE_SRCS := src/util.c src/proc.c src/course.c src/yamlguard.c src/progress.c src/workspace.c \
              grader/toolchain.c grader/grader.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
-TUI_SRCS := tui/doc.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
+TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
 TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
 TESTS := test_course test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules
@@ -48,8 +48,8 @@ $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS)
 
 # The app's parts that need no terminal, tested without one.
-$(B)/tests/test_tui: $(B)/tests/test_tui.o $(B)/tui/doc.o $(B)/tui/markdown.o $(B)/tui/watch.o $(B)/tui/card.o \
-                     $(CORE_OBJS)
+$(B)/tests/test_tui: $(B)/tests/test_tui.o $(B)/tui/doc.o $(B)/tui/highlight.o $(B)/tui/markdown.o $(B)/tui/watch.o \
+                     $(B)/tui/card.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(CMARK_LIBS) -lm $(LDLIBS)
 
 # The judge's decisions that need no GPU (harness/rules.c, plain C).

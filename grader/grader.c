@@ -42,6 +42,12 @@ const char *verdict_key(Verdict v) { return v < V_COUNT ? verdicts[v].key : "?";
 const char *verdict_title(Verdict v) { return v < V_COUNT ? verdicts[v].title : "?"; }
 int verdict_exit_code(Verdict v) { return v < V_COUNT ? verdicts[v].exit_code : EXIT_SETUP; }
 
+Verdict verdict_from_key(const char *key) {
+    Verdict v = 0;
+    while (v < V_COUNT && strcmp(verdicts[v].key, key)) v++;
+    return v;
+}
+
 void grade_result_free(GradeResult *r) {
     free(r->compile_log);
     free(r->program_output);
@@ -619,7 +625,7 @@ typedef struct {
     const GradeResult *r;
 } RecordCtx;
 
-static ExStatus status_after(Verdict v) {
+ExStatus verdict_status(Verdict v) {
     switch (v) {
     case V_PASS: return ST_PASSED;
     case V_SLOW:
@@ -641,7 +647,7 @@ static void record(Progress *p, void *ctx) {
     if (!x->first_attempt[0]) snprintf(x->first_attempt, sizeof x->first_attempt, "%s", now);
     snprintf(x->last_attempt, sizeof x->last_attempt, "%s", now);
     snprintf(x->last_verdict, sizeof x->last_verdict, "%s", verdict_key(rc->r->verdict));
-    ExStatus s = status_after(rc->r->verdict);
+    ExStatus s = verdict_status(rc->r->verdict);
     if (s > x->status) x->status = s;
     if (rc->r->verdict == V_PASS && !x->passed_at[0]) snprintf(x->passed_at, sizeof x->passed_at, "%s", now);
     if (rc->r->timed && rc->r->verdict != V_WRONG) {

@@ -41,6 +41,10 @@ enum {
 const char *verdict_key(Verdict v);   /* "wrong_answer" */
 const char *verdict_title(Verdict v); /* "wrong answer" */
 int verdict_exit_code(Verdict v);
+/* The verdict stored as key (progress' last_verdict); V_COUNT if none. */
+Verdict verdict_from_key(const char *key);
+/* The status an attempt with this verdict reaches. */
+ExStatus verdict_status(Verdict v);
 
 typedef struct {
     char size[64];

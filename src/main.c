@@ -41,7 +41,8 @@ static const char usage_text[] =
     "  doctor               what is installed, what is missing, how to fix it\n"
     "\n"
     "EX is an exercise id (ex07), its number (7) or its name (vector_add).\n"
-    "With no command, on a terminal: the course app; elsewhere, the course as text.\n"
+    "With no command, on a terminal: the course app; elsewhere (a pipe, TERM dumb or unset),\n"
+    "the course as text.\n"
     "\n"
     "options:\n"
     "  --format text|json|junit   output of grade (default text)\n"
@@ -673,7 +674,7 @@ int main(int argc, char **argv) {
         session_close(&s);
         return rc;
     }
-    if (!cmd) rc = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? run_app(&s, &o, NULL, false) : cmd_start(&s);
+    if (!cmd) rc = tui_can_draw() ? run_app(&s, &o, NULL, false) : cmd_start(&s);
     else if (!strcmp(cmd, "list")) rc = cmd_list(&s);
     else if (!strcmp(cmd, "show")) rc = cmd_show(&s, arg);
     else if (!strcmp(cmd, "grade")) rc = cmd_grade(&s, &o, arg);

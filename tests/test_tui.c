@@ -1,10 +1,11 @@
 /* The parts of the terminal app that need no terminal: the Doc and its
- * wrapping, the markdown rendering, which file names watch mode ignores, the
- * debounce, and the result card built from recorded harness outputs
- * (tests/data). Set SHOW_CARDS=1 to print the cards. */
+ * wrapping, the markdown rendering, the CUDA syntax colouring, which file
+ * names watch mode ignores, the debounce, and the result card built from
+ * recorded harness outputs (tests/data). Set SHOW_CARDS=1 to print the cards. */
 #include "test_util.h"
 
 #include "../tui/card.h"
+#include "../tui/highlight.h"
 #include "../tui/markdown.h"
 #include "../tui/watch.h"
 
@@ -59,8 +60,12 @@ static void test_markdown(void **state) {
     assert_non_null(strstr(text, "The title\n=========\n"));
     assert_non_null(strstr(text, "* first item\n* second item\n"));
     assert_non_null(strstr(text, "1. one\n2. two\n"));
-    /* code blocks: kept as they are, spaces and length included, indented */
-    assert_non_null(strstr(text, "\n   block:   0   1\n   index:   0 1 2 3   with a line far longer than the width\n"));
+    /* code blocks: kept as they are, spaces included, indented; a line wider
+     * than the text goes on below after the continuation marker */
+    assert_non_null(strstr(text, "\n   block:   0   1\n   index:   0 1 2 3   with a line far\n"
+                                 "> longer than the width\n"));
+    assert_int_equal(style_of(&d, "> longer"), S_DIM);
+    assert_int_equal(style_of(&d, "longer than"), S_CODEBLOCK);
     assert_null(strstr(text, "```"));
     assert_null(strstr(text, "*emphasis*"));
     assert_int_equal(style_of(&d, "The title"), S_H1);
@@ -69,10 +74,81 @@ static void test_markdown(void **state) {
     assert_int_equal(style_of(&d, "strong"), S_STRONG);
     assert_int_equal(style_of(&d, "code that"), S_CODE);
     assert_int_equal(style_of(&d, "block:"), S_CODEBLOCK);
-    /* paragraphs wrapped at the width */
-    for (int i = 0; i < d.count; i++)
-        if (d.lines[i].style && d.lines[i].len && d.lines[i].style[d.lines[i].len - 1] != S_CODEBLOCK)
-            assert_true(text_width(d.lines[i].text, d.lines[i].len) <= 40);
+    /* paragraphs and code wrapped at the width */
+    assert_true(max_width(&d) <= 40);
+    free(text);
+    doc_free(&d);
+}
+
+/* The style of every byte of code, as a string of one letter per byte:
+ * k keyword, t type, b built-in, c comment, s string, n number, p
+ * preprocessor, . the rest. */
+static char *styles_of(const char *code) {
+    static const char letters[S_COUNT] = {[S_SYN_KEYWORD] = 'k', [S_SYN_TYPE] = 't', [S_SYN_BUILTIN] = 'b',
+                                          [S_SYN_COMMENT] = 'c', [S_SYN_STRING] = 's', [S_SYN_NUMBER] = 'n',
+                                          [S_SYN_PREPROC] = 'p'};
+    size_t n = strlen(code);
+    unsigned char *style = xmalloc(n + 1);
+    highlight_cuda(code, n, style);
+    char *out = xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++) out[i] = letters[style[i]] ? letters[style[i]] : '.';
+    out[n] = '\0';
+    free(style);
+    return out;
+}
+
+static void test_highlight(void **state) {
+    (void)state;
+    const struct {
+        const char *code, *styles;
+    } cases[] = {
+        {"__global__ void k(float* out) {", "bbbbbbbbbb.tttt...ttttt........"},
+        {"int i = blockIdx.x * blockDim.x + threadIdx.x;", "ttt.....bbbbbbbb.....bbbbbbbb.....bbbbbbbbb..."},
+        {"__shared__ float tile[32][33];", "bbbbbbbbbb.ttttt......nn..nn.."},
+        {"__syncthreads(); // one barrier", "bbbbbbbbbbbbb....cccccccccccccc"},
+        {"if (n > 0) return 1.5e-3f;", "kk......n..kkkkkk.nnnnnnn."},
+        {"x = 0x1fu + 0xffe+1;", "....nnnnn...nnnnn.n."},
+        {"printf(\"%d\\n\", 'a');", ".......ssssss..sss.."},
+        {"  #include <cuda.h>", "..pppppppp........."},
+        {"a /* one\ntwo */ b", "..ccccccccccccc.."},
+        {"atomicAdd(&s, v); cudaMalloc(&p, n); cuda::std::min(a, b);",
+         "bbbbbbbbb.........bbbbbbbbbb.............................."},
+        {"float4 v = reinterpret_cast<const float4*>(in)[i];", "tttttt.....kkkkkkkkkkkkkkkk.kkkkk.tttttt.........."},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        char *got = styles_of(cases[i].code);
+        assert_string_equal(got, cases[i].styles);
+        free(got);
+    }
+    assert_true(highlight_knows("cuda"));
+    assert_true(highlight_knows("cuda continues"));
+    assert_true(highlight_knows("c++"));
+    assert_false(highlight_knows("text"));
+    assert_false(highlight_knows(""));
+    assert_false(highlight_knows(NULL));
+}
+
+/* A lesson's cuda block is coloured; a block without a language (a diagram)
+ * is not; the reference solution goes through the same code. */
+static void test_markdown_code_colour(void **state) {
+    (void)state;
+    const char *md = "```cuda\n__global__ void k(int* out) { out[threadIdx.x] = 42; }  // a comment\n```\n\n"
+                     "```\nint x; // a diagram, not code\n```\n";
+    Doc d = {0};
+    md_render(&d, md, 78);
+    assert_int_equal(style_of(&d, "__global__"), S_SYN_BUILTIN);
+    assert_int_equal(style_of(&d, "void"), S_SYN_TYPE);
+    assert_int_equal(style_of(&d, "threadIdx"), S_SYN_BUILTIN);
+    assert_int_equal(style_of(&d, "42"), S_SYN_NUMBER);
+    assert_int_equal(style_of(&d, "// a comment"), S_SYN_COMMENT);
+    assert_int_equal(style_of(&d, "k(int"), S_NORMAL);
+    assert_int_equal(style_of(&d, "int x;"), S_CODEBLOCK);
+    assert_int_equal(style_of(&d, "// a diagram"), S_CODEBLOCK);
+    doc_free(&d);
+    md_code(&d, "return 0; /* a long comment, wider than the width: the rest goes below */\n", "cuda", 40);
+    char *text = doc_text(&d);
+    assert_string_equal(text, "return 0; /* a long comment, wider than\n> the width: the rest goes below */\n");
+    assert_int_equal(style_of(&d, "the width"), S_SYN_COMMENT);
     free(text);
     doc_free(&d);
 }
@@ -281,6 +357,107 @@ static void test_card_hostile_output(void **state) {
     grade_result_free(&r);
 }
 
+/* nvcc's first error is read to its end at 80 columns: a long line goes on
+ * below, marked as continued, and the caret under the source line keeps its
+ * column; a long note is wrapped too. */
+static void test_card_compile_error_wraps(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r = {0};
+    r.verdict = V_COMPILE_ERROR;
+    snprintf(r.reason, sizeof r.reason, "nvcc could not compile ex01_vector_add.cu");
+    r.compile_log = xstrdup("exercises/ex01_vector_add.cu(12): error: a value of type \"const float *\" cannot be "
+                            "used to initialize an entity of type \"float *\"\n"
+                            "      float* r = q;\n"
+                            "                 ^\n\n"
+                            "1 error detected in the compilation of \"ex01_vector_add.cu\".\n");
+    strlist_add(&r.notes, "the time your runner reported disagreed with the harness's clock; the clock decided");
+    Doc d = {0};
+    card_build(&d, &e, &r, 78);
+    char *text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fprintf(stderr, "---- compile error\n%s", text);
+    assert_true(max_width(&d) <= 78);
+    assert_non_null(strstr(text, "\n  exercises/ex01_vector_add.cu(12): error: a value of type \"const float *\"\n"
+                                 "> cannot be used to initialize an entity of type \"float *\"\n"
+                                 "        float* r = q;\n"
+                                 "                   ^\n"));
+    assert_int_equal(style_of(&d, "cannot be used"), S_ERROR);
+    assert_non_null(strstr(text, "Note     the time your runner reported disagreed with the harness's clock; the\n"
+                                 "         clock decided\n"));
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+/* A line that keeps its spaces, cut after a space where it can be, else
+ * inside a word wider than the line; a paragraph's word wider than the line
+ * broken where it must. */
+static void test_wrap_verbatim(void **state) {
+    (void)state;
+    Doc d = {0};
+    DocLine line = {0}, first = {0}, cont = {0};
+    line_addn(&first, S_NORMAL, "  ", 2);
+    line_addn(&cont, S_DIM, "> ", 2);
+    const char *code = "    x = a  +  b;  // a comment  that runs on";
+    line_addn(&line, S_CODEBLOCK, code, strlen(code));
+    doc_wrap_verbatim(&d, &line, &first, &cont, 20);
+    line_free(&line);
+    line_addn(&line, S_CODEBLOCK, "/a/path/without/any/space/in/it", 31);
+    doc_wrap_verbatim(&d, &line, &first, &cont, 20);
+    char *text = doc_text(&d);
+    assert_string_equal(text, "      x = a  +  b;\n> // a comment  that\n> runs on\n"
+                              "  /a/path/without/an\n> y/space/in/it\n");
+    assert_true(max_width(&d) <= 20);
+    free(text);
+    doc_free(&d);
+    doc_wrap(&d, S_NORMAL, "see /a/very/long/path/that/does/not/fit", 2, 16);
+    text = doc_text(&d);
+    assert_string_equal(text, "see\n  /a/very/long/p\n  ath/that/does/\n  not/fit\n");
+    free(text);
+    doc_free(&d);
+    line_free(&line);
+    line_free(&first);
+    line_free(&cont);
+}
+
+/* Text cut to a width: whole words and an ellipsis, or inside the first
+ * word when it alone is too wide. */
+static void test_clip(void **state) {
+    (void)state;
+    Doc d = {0};
+    doc_add_clipped(&d, S_DIM, "a tree of partial sums", 14);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "a tree of partial sums", 22);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "a tree of partial sums", 21);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "__syncthreads(), a tree", 8);
+    doc_newline(&d);
+    doc_add_clipped(&d, S_DIM, "__syncthreads(), a tree", 20);
+    doc_newline(&d);
+    char *text = doc_text(&d);
+    assert_string_equal(text, "a tree of...\na tree of partial sums\na tree of partial...\n__syn...\n"
+                              "__syncthreads()...\n");
+    assert_int_equal(style_of(&d, "..."), S_DIM);
+    free(text);
+    doc_free(&d);
+}
+
+/* The exercise view reads the verdict recorded as a key, and says it in
+ * words. */
+static void test_verdict_words(void **state) {
+    (void)state;
+    for (Verdict v = 0; v < V_COUNT; v++) {
+        assert_int_equal(verdict_from_key(verdict_key(v)), v);
+        assert_string_not_equal(card_verdict_phrase(v), "?");
+        assert_null(strchr(card_verdict_phrase(v), '_'));
+    }
+    assert_int_equal(verdict_from_key("no_such_verdict"), V_COUNT);
+    assert_int_equal(verdict_from_key(""), V_COUNT);
+    assert_string_equal(card_verdict_phrase(verdict_from_key("compile_error")), "did not compile");
+    assert_true(verdict_status(V_COMPILE_ERROR) < ST_COMPILES);
+}
+
 /* The live grading log goes through the same helper, line by line. */
 static void test_log_visible(void **state) {
     (void)state;
@@ -294,11 +471,14 @@ static void test_log_visible(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_highlight),     cmocka_unit_test(test_markdown_code_colour),
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
         cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_checks_wrap),
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
+        cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_wrap_verbatim),
+        cmocka_unit_test(test_clip),          cmocka_unit_test(test_verdict_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,9 @@
 # The terminal app, driven for real in tmux (a private server, an 80x24
 # window): the start screen, navigation, a rendered lesson, help, grading
 # (the live log, a compile error through $EDITOR, the no-GPU message), hints,
-# reset, a resize to 60x15 and back, quitting, Ctrl-C, SIGTERM and SIGSEGV (the
-# terminal restored each time), NO_COLOR, and watch mode with and without a
-# terminal. Runs on the shipped course without a GPU. Prints TAP.
+# reset, a resize to 60x15, 20x10 and back, quitting, Ctrl-C, SIGTERM and
+# SIGSEGV (the terminal restored each time), NO_COLOR, code colours, and watch
+# mode with and without a terminal. Runs on the shipped course without a GPU. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 if ! command -v tmux >/dev/null 2>&1; then
@@ -27,11 +27,12 @@ export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
 unset VISUAL NO_COLOR
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 
-# An editor that breaks the file it is given, and an nvcc that talks and
-# takes its time before compiling (so the live log can be seen).
+# An editor that breaks the file it is given (nvcc's error is wider than the
+# screen), and an nvcc that talks and takes its time before compiling (so the
+# live log can be seen).
 cat >"$T/editor" <<'EOF'
 #!/bin/sh
-echo 'this is not CUDA' >>"$1"
+echo 'static_assert(sizeof(float) == 2, "this is not CUDA, and the message of this error runs past the right edge to its very end");' >>"$1"
 EOF
 mkdir -p "$T/slow"
 cat >"$T/slow/nvcc" <<EOF
@@ -75,6 +76,9 @@ wait_for() {
     sed 's/^/|/' "$T/screen"
     return 1
 }
+# The screen as last captured with wrapped lines joined again (a line
+# continued from above starts with the marker; it was cut at a space).
+unwrapped() { awk '/^ ↪ /{ sub(/^ ↪ /, ""); line = line " " $0; next } NR > 1 { print line } { line = $0 } END { print line }' "$T/screen"; }
 # shows TEXT: the screen as last captured shows TEXT too
 shows() { grep -qF -- "$1" "$T/screen" || { echo "the screen does not show: $1"; sed 's/^/|/' "$T/screen"; return 1; }; }
 # gone TEXT: the screen (as just captured) does not show TEXT
@@ -112,6 +116,26 @@ t_start() {
         wait_for "ex02 is next" && wait_for "Enter open" && wait_for " q quit"
 }
 check "start screen: chapters, progress, marks, the next unfinished exercise, keys" t_start
+
+# Every exercise row on the screen shows its summary whole, or whole words
+# and an ellipsis (as in 'gpucourse list', where summaries are whole).
+summaries_whole() {
+    "$GC" list | sed -n 's/^  \[.\] \(ex[0-9]*\)  [^ ]* *\(.*\)$/\1 \2/p' >"$T/summaries"
+    grep -o 'ex[0-9][0-9]  .*' "$T/screen" | while read -r id name rest; do
+        full=$(grep "^$id " "$T/summaries" | cut -d' ' -f2-)
+        case "$rest" in
+        "$full") ;;
+        *…) case "$full" in "${rest%…}"[\ ,\;:]*) ;; *) echo "$id: cut inside a word: $rest"; exit 1 ;; esac ;;
+        *) echo "$id: cut without an ellipsis: $rest"; exit 1 ;;
+        esac
+    done
+}
+t_course_rows() {
+    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex25  mma_gemm" && summaries_whole &&
+        shows "[ ] ex17  padded_transpose     32 banks of 4 bytes" && shows "[ ] ex18  vectorized_transpose float4" &&
+        keys Home && keys j && wait_for "1  The thread hierarchy"
+}
+check "course rows: the name column fits the longest name; summaries cut at a word, with an ellipsis" t_course_rows
 
 t_navigate() {
     keys Enter && wait_for "ex02 flip_lr: Mirror the rows of a matrix" && wait_for "Task" &&
@@ -157,22 +181,33 @@ t_edit_compile_error() {
     keys Escape && wait_for "Hints     1 of 3 seen" && keys e && wait_for "back from" &&
         grep -q 'this is not CUDA' "$T/ws/exercises/ex02_flip_lr.cu" &&
         keys g && wait_for "COMPILE ERROR" 60 && wait_for "nvcc says" && wait_for "): error" &&
-        wait_for "this is not CUDA" && wait_for "ex02: compile error"
+        wait_for "this is not CUDA" && wait_for "ex02: compile error" &&
+        unwrapped | grep -F 'error: static assertion failed with "this is not CUDA, and the message of this error runs past the right edge to its very end"'
 }
-check "e runs \$EDITOR and comes back; g shows the compile error with nvcc's message" t_edit_compile_error
+check "e runs \$EDITOR and comes back; g shows the compile error with nvcc's message, wrapped to its end" t_edit_compile_error
+
+t_last_try() {
+    keys Escape && wait_for "Last try  did not compile (Enter shows the card)" &&
+        shows "Status    [c] compiles (your best so far), 2 attempts" && gone "compile_error" &&
+        keys Enter && wait_for "ex02 flip_lr: result"
+}
+check "exercise view: the last try in words, the status marked as the best so far" t_last_try
 
 t_reset() {
     keys Escape && keys r && wait_for "Reset ex02 to its stub?" && keys y && wait_for "ex02 is the stub again" &&
-        cmp -s exercises/ex02_flip_lr.cu "$T/ws/exercises/ex02_flip_lr.cu"
+        cmp -s exercises/ex02_flip_lr.cu "$T/ws/exercises/ex02_flip_lr.cu" &&
+        backup=$(ls "$T/ws/backups") && wait_for "$T/ws/backups/$backup" && grep -q ' 1-[0-9]* of [0-9]' "$T/screen"
 }
-check "r asks, then restores the stub" t_reset
+check "r asks, then restores the stub and shows the whole backup path beside the position" t_reset
 
 t_resize() {
     tm resize-window -t t -x 60 -y 15 && wait_for "terminal too small" && wait_for "60x15" && gone "Hints" &&
+        tm resize-window -t t -x 20 -y 10 && wait_for "20x10; gpucourse" && shows "needs 80x24" &&
+        shows "terminal too small" && shows "make it larger, or" && shows "press q to quit" &&
         tm resize-window -t t -x 80 -y 24 && wait_for "Hints     1 of 3 seen" && wait_for " q quit" &&
         gone "terminal too small"
 }
-check "resize to 60x15: too small; back to 80x24: the app again" t_resize
+check "resize to 60x15 and 20x10: too small, said in full; back to 80x24: the app again" t_resize
 
 t_quit() { keys q && restored; }
 check "q quits and the terminal is restored" t_quit
@@ -214,6 +249,25 @@ t_no_color() {
 }
 check "NO_COLOR: no colours, reverse video instead; colours otherwise" t_no_color
 
+t_damaged_progress() {
+    mkdir -p "$T/ws-damaged" && echo 'version: [' >"$T/ws-damaged/progress.yaml" && start_shell &&
+        keys "GPUCOURSE_WORKSPACE=$T/ws-damaged $GC" Enter && wait_for "progress starts" &&
+        aside=$(ls "$T/ws-damaged" | grep damaged) && shows "of 42" &&
+        sed 's/^ //' "$T/screen" | tr '\n' ' ' | tr -s ' ' |
+        grep -F "it was kept as '$T/ws-damaged/$aside' and progress starts afresh" && keys q && restored
+}
+check "a damaged progress file: the warning shown whole, on rows of its own" t_damaged_progress
+
+t_code_colours() {
+    E=$(printf '\033')
+    start_shell && keys "NO_COLOR=1 $GC" Enter && wait_for "Enter open" && keys l && wait_for "__global__ void hello" &&
+        tm capture-pane -t t -p -e >"$T/esc" && grep -q "^   $E\[1m__global__" "$T/esc" &&
+        ! grep -q "$E\[\(3\|4\)[0-7]m" "$T/esc" && keys q && restored &&
+        keys "$GC" Enter && wait_for "Enter open" && keys l && wait_for "__global__ void hello" &&
+        tm capture-pane -t t -p -e >"$T/esc" && grep -q "$E\[35m__global__.*$E\[32mvoid" "$T/esc" && keys q && restored
+}
+check "lesson code: CUDA coloured as in an editor; NO_COLOR: keywords in bold, no colours" t_code_colours
+
 t_watch_app() {
     start_shell && keys "$GC watch ex03" Enter && wait_for "[watch]" && wait_for "ex03 saxpy: SAXPY" &&
         echo "// saved" >>"$T/ws/exercises/ex03_saxpy.cu" && wait_for "ex03 saxpy: result" 60 &&
@@ -247,5 +301,13 @@ check "gpucourse watch EX without a terminal: swap files ignored, saves debounce
 
 t_not_a_tty() { "$GC" </dev/null | cat >"$T/got" && grep -q "Chapter 1: The thread hierarchy" "$T/got" && grep -q "Next: ex02" "$T/got"; }
 check "gpucourse off a terminal prints the course as text" t_not_a_tty
+
+t_no_term() {
+    start_shell && keys "clear; TERM=dumb $GC; echo dumb-rc=\$?" Enter && wait_for "dumb-rc=0" &&
+        shows "Next: ex02" && gone " q quit" &&
+        keys "clear; env -u TERM $GC; echo unset-rc=\$?" Enter && wait_for "unset-rc=0" &&
+        shows "Next: ex02" && gone "TERM"
+}
+check "on a terminal with TERM=dumb or TERM unset: the course as text, exit 0" t_no_term
 
 echo "1..$n"

@@ -434,6 +434,6 @@ static int watch_text(const Course *c, const Workspace *w, const TuiOptions *o) 
 int tui_watch(const Course *c, const Workspace *w, const TuiOptions *o) {
     TuiOptions wo = *o;
     wo.watch = true;
-    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return tui_run(c, w, &wo);
+    if (tui_can_draw()) return tui_run(c, w, &wo);
     return watch_text(c, w, &wo);
 }

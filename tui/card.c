@@ -16,6 +16,16 @@ const char *card_verdict_banner(Verdict v) {
     return v < V_COUNT ? banners[v] : "?";
 }
 
+const char *card_verdict_phrase(Verdict v) {
+    static const char *const phrases[V_COUNT] = {
+        [V_PASS] = "passed", [V_WRONG] = "wrong answer", [V_SLOW] = "correct, too slow",
+        [V_COMPILE_ERROR] = "did not compile", [V_RUNTIME_ERROR] = "runtime error", [V_TIMEOUT] = "timed out",
+        [V_REQUIREMENT] = "correct, a requirement not met", [V_SKIPPED] = "compiled, not run (no GPU)",
+        [V_INTERRUPTED] = "cancelled", [V_SETUP_ERROR] = "setup error (not counted)",
+    };
+    return v < V_COUNT ? phrases[v] : "?";
+}
+
 Style card_verdict_style(Verdict v) {
     switch (v) {
     case V_PASS: return S_PASS;
@@ -318,9 +328,16 @@ static void add_visible(Doc *d, Style s, const char *text) {
     free(v);
 }
 
-/* At most max_lines lines of a log, indented; dropped: bytes beyond its cap,
- * which may have fallen inside a character (that one is not shown). */
-static void indented_text(Doc *d, const char *text, size_t dropped, int max_lines, Style s, bool mark_errors) {
+/* At most max_lines lines of a log, indented, each wrapped at width (marked
+ * as continued) so that a long error is read to its end; dropped: bytes
+ * beyond its cap, which may have fallen inside a character (that one is not
+ * shown). */
+static void indented_text(Doc *d, const char *text, size_t dropped, int max_lines, Style s, bool mark_errors,
+                          int width) {
+    DocLine indent = {0}, cont = {0};
+    line_addn(&indent, S_DIM, "  ", 2);
+    line_addn(&cont, S_DIM, glyph->wrap, strlen(glyph->wrap));
+    line_addn(&cont, S_DIM, " ", 1);
     int shown = 0;
     size_t len = strlen(text);
     if (dropped) {
@@ -332,12 +349,13 @@ static void indented_text(Doc *d, const char *text, size_t dropped, int max_line
     while (p < end && shown < max_lines) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        char *line = visible(p, n);
-        Style ls = mark_errors && (strstr(line, "error") || strstr(line, "Error")) ? S_ERROR : s;
-        doc_add(d, S_DIM, "  ");
-        doc_add(d, ls, line);
-        doc_newline(d);
-        free(line);
+        char *text_line = visible(p, n);
+        Style ls = mark_errors && (strstr(text_line, "error") || strstr(text_line, "Error")) ? S_ERROR : s;
+        DocLine line = {0};
+        line_addn(&line, ls, text_line, strlen(text_line));
+        doc_wrap_verbatim(d, &line, &indent, &cont, width);
+        line_free(&line);
+        free(text_line);
         shown++;
         p += n + (nl ? 1 : 0);
     }
@@ -349,6 +367,8 @@ static void indented_text(Doc *d, const char *text, size_t dropped, int max_line
         doc_printf(d, S_DIM, "  ... and %zu bytes more (capped)", dropped);
         doc_newline(d);
     }
+    line_free(&indent);
+    line_free(&cont);
 }
 
 void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
@@ -441,23 +461,24 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
         doc_newline(d);
         doc_add(d, S_H3, "nvcc says");
         doc_newline(d);
-        indented_text(d, r->compile_log, r->compile_log_dropped, 200, S_LOG, true);
+        indented_text(d, r->compile_log, r->compile_log_dropped, 200, S_LOG, true, width);
     } else if (r->compile_log && (r->compile_log[0] || r->compile_log_dropped)) {
         doc_newline(d);
         doc_printf(d, S_H3, "Compiler warnings");
         doc_newline(d);
-        indented_text(d, r->compile_log, r->compile_log_dropped, 40, S_LOG, true);
+        indented_text(d, r->compile_log, r->compile_log_dropped, 40, S_LOG, true, width);
     }
     if (r->program_output && (r->program_output[0] || r->output_dropped)) {
         doc_newline(d);
         doc_add(d, S_H3, "Your program printed");
         doc_newline(d);
-        indented_text(d, r->program_output, r->output_dropped, 40, S_LOG, false);
+        indented_text(d, r->program_output, r->output_dropped, 40, S_LOG, false, width);
     }
     for (int i = 0; i < r->notes.count; i++) {
         label(d, "Note");
-        add_visible(d, S_DIM, r->notes.items[i]);
-        doc_newline(d);
+        char *note = visible(r->notes.items[i], strlen(r->notes.items[i]));
+        doc_wrap(d, S_DIM, note, LABEL_WIDTH, width);
+        free(note);
     }
     if (r->compile_log || r->wall_s > 0) {
         if (d->count && d->lines[d->count - 1].len) doc_newline(d);

@@ -11,6 +11,8 @@
 /* The verdict as a word or two in capitals, and its style. */
 const char *card_verdict_banner(Verdict v);
 Style card_verdict_style(Verdict v);
+/* What an attempt with the verdict did, in words: "did not compile". */
+const char *card_verdict_phrase(Verdict v);
 
 void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width);
 

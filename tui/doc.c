@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "*", "|", "^", "o", "v"};
+const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "*", "|", "^", "o", "v", ">", "..."};
 const Glyphs glyphs_unicode = {"\u2588", "\u2591", "\u2500", "\u2502", "\u2514", "\u2022", "\u2503", "\u25b2",
-                               "\u25cf", "\u2193"};
+                               "\u25cf", "\u2193", "\u21aa", "\u2026"};
 const Glyphs *glyph = &glyphs_ascii;
 
 void line_addn(DocLine *l, Style s, const char *text, size_t len) {
@@ -109,19 +109,33 @@ size_t text_bytes_for(const char *s, size_t len, int cols) {
 
 static int line_width(const DocLine *l) { return l ? text_width(l->text, l->len) : 0; }
 
+/* Bytes from..to of src, each run in its style, onto dst. */
+static void add_runs(DocLine *dst, const DocLine *src, size_t from, size_t to) {
+    for (size_t k = from; k < to;) {
+        size_t m = k;
+        while (m < to && src->style[m] == src->style[k]) m++;
+        line_addn(dst, (Style)src->style[k], src->text + k, m - k);
+        k = m;
+    }
+}
+
+/* Ends the line and starts the next after prefix; returns its width. */
+static int next_line(Doc *d, const DocLine *prefix) {
+    doc_newline(d);
+    doc_add_line(d, prefix);
+    current(d);
+    return line_width(prefix);
+}
+
 void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const DocLine *rest, int width) {
     if (d->open) doc_newline(d);
     doc_add_line(d, first);
     current(d);
     int col = line_width(first), start_col = col;
-    int rest_w = line_width(rest);
     size_t i = 0, n = para->len;
     while (i < n) {
         if (para->text[i] == '\n') { /* a hard break */
-            doc_newline(d);
-            doc_add_line(d, rest);
-            current(d);
-            col = start_col = rest_w;
+            col = start_col = next_line(d, rest);
             i++;
             continue;
         }
@@ -134,26 +148,68 @@ void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const Do
         int w = text_width(para->text + i, j - i);
         bool space = i > 0 && para->text[i - 1] == ' ' && col > start_col;
         if (col > start_col && col + space + w > width) {
-            doc_newline(d);
-            doc_add_line(d, rest);
-            current(d);
-            col = start_col = rest_w;
+            col = start_col = next_line(d, rest);
             space = false;
+        }
+        if (col + w > width) { /* wider than a whole line (a path): as much as fits, the rest below */
+            int fit = width - col > 0 ? width - col : 1;
+            size_t k = i + text_bytes_for(para->text + i, j - i, fit);
+            add_runs(current(d), para, i, k);
+            col = start_col = next_line(d, rest);
+            i = k;
+            continue;
         }
         if (space) {
             line_addn(current(d), (Style)para->style[i - 1], " ", 1);
             col++;
         }
-        for (size_t k = i; k < j;) { /* keep each run's style */
-            size_t m = k;
-            while (m < j && para->style[m] == para->style[k]) m++;
-            line_addn(current(d), (Style)para->style[k], para->text + k, m - k);
-            k = m;
-        }
+        add_runs(current(d), para, i, j);
         col += w;
         i = j;
     }
     doc_newline(d);
+}
+
+void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const DocLine *cont, int width) {
+    if (d->open) doc_newline(d);
+    const DocLine *prefix = first;
+    size_t i = 0, n = line->len;
+    do {
+        doc_add_line(d, prefix);
+        current(d);
+        int avail = width - line_width(prefix) > 0 ? width - line_width(prefix) : 1;
+        size_t end = i + text_bytes_for(line->text + i, n - i, avail);
+        if (end < n && line->text[end] != ' ') { /* inside a word: cut before it, if text comes before */
+            size_t word = end, text_end;
+            while (word > i && line->text[word - 1] != ' ') word--;
+            for (text_end = word; text_end > i && line->text[text_end - 1] == ' ';) text_end--;
+            if (text_end > i) end = word;
+        }
+        size_t shown = end;
+        while (end < n && shown > i && line->text[shown - 1] == ' ') shown--; /* the spaces at a cut: dropped */
+        add_runs(current(d), line, i, shown);
+        doc_newline(d);
+        for (i = end; i < n && line->text[i] == ' ';) i++;
+        prefix = cont;
+    } while (i < n);
+}
+
+void doc_add_clipped(Doc *d, Style s, const char *text, int width) {
+    size_t len = strlen(text);
+    if (text_width(text, len) <= width) {
+        doc_add(d, s, text);
+        return;
+    }
+    int room = width - text_width(glyph->ellipsis, strlen(glyph->ellipsis));
+    size_t end = text_bytes_for(text, len, room > 0 ? room : 0);
+    if (text[end] != ' ') { /* inside a word: before it, unless it is the first */
+        size_t word = end;
+        while (word > 0 && text[word - 1] != ' ') word--;
+        if (word > 0) end = word;
+    }
+    while (end > 0 && strchr(" ,;:", text[end - 1])) end--; /* "a tree of…", not "a tree of, …" */
+    doc_addn(d, s, text, end);
+    doc_add(d, s, glyph->ellipsis);
 }
 
 void doc_wrap(Doc *d, Style s, const char *text, int indent, int width) {

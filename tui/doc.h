@@ -31,6 +31,13 @@ enum { AT_BOLD = 1, AT_REVERSE = 2, AT_UNDERLINE = 4, AT_DIM = 8, AT_ITALIC = 16
     X(S_STRONG, C_DEFAULT, C_DEFAULT, AT_BOLD, AT_BOLD)                      \
     X(S_CODE, C_YELLOW, C_DEFAULT, 0, AT_BOLD)                               \
     X(S_CODEBLOCK, C_GREEN, C_DEFAULT, 0, 0)                                 \
+    X(S_SYN_KEYWORD, C_YELLOW, C_DEFAULT, AT_BOLD, AT_BOLD)                  \
+    X(S_SYN_TYPE, C_GREEN, C_DEFAULT, 0, 0)                                  \
+    X(S_SYN_BUILTIN, C_MAGENTA, C_DEFAULT, AT_BOLD, AT_BOLD)                 \
+    X(S_SYN_COMMENT, C_CYAN, C_DEFAULT, 0, AT_DIM)                           \
+    X(S_SYN_STRING, C_RED, C_DEFAULT, 0, 0)                                  \
+    X(S_SYN_NUMBER, C_RED, C_DEFAULT, 0, 0)                                  \
+    X(S_SYN_PREPROC, C_BLUE, C_DEFAULT, AT_BOLD, AT_BOLD)                    \
     X(S_QUOTE, C_MAGENTA, C_DEFAULT, 0, AT_DIM)                              \
     X(S_LINK, C_BLUE, C_DEFAULT, AT_UNDERLINE, AT_UNDERLINE)                 \
     X(S_LABEL, C_DEFAULT, C_DEFAULT, AT_BOLD, AT_BOLD)                       \
@@ -65,6 +72,8 @@ typedef struct {
     const char *up;      /* points at a floor from below */
     const char *point;   /* the kernel in the roofline */
     const char *more;    /* more text below */
+    const char *wrap;    /* a line of code or a log continued from above */
+    const char *ellipsis; /* text cut short */
 } Glyphs;
 
 extern const Glyphs glyphs_ascii, glyphs_unicode;
@@ -95,9 +104,18 @@ void doc_add_line(Doc *d, const DocLine *l);
 /* Appends text wrapped at width columns, continuation lines indented. */
 void doc_wrap(Doc *d, Style s, const char *text, int indent, int width);
 /* Appends a styled paragraph wrapped at width columns at spaces ('\n' in it
- * breaks the line), its first line after `first`, the others after `rest`
- * (either may be NULL). Ends on a fresh line. */
+ * breaks the line; a word wider than a line is broken where it must), its
+ * first line after `first`, the others after `rest` (either may be NULL).
+ * Ends on a fresh line. */
 void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const DocLine *rest, int width);
+/* Appends one line that keeps its spaces (code, compiler output) after
+ * `first`; where it is wider than width columns, the rest goes on lines
+ * after `cont` (a continuation marker), cut after a space where there is one.
+ * Ends on a fresh line. */
+void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const DocLine *cont, int width);
+/* Appends text cut to width columns: whole words and an ellipsis when it is
+ * wider. */
+void doc_add_clipped(Doc *d, Style s, const char *text, int width);
 /* The number of the line text goes to next (0-based). */
 int doc_here(const Doc *d);
 

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "draw.h"
 
+#include <term.h>
+
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -8,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "tui.h"
 
 static const struct {
     short fg, bg;
@@ -79,13 +83,25 @@ static void setup_colours(void) {
     }
 }
 
+/* TERM=dumb (an editor's shell, some CI runners) is a terminal that cannot
+ * move its cursor: the app drawn there comes out on one line. */
+bool tui_can_draw(void) {
+    const char *term = getenv("TERM");
+    int err;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || !term || !*term ||
+        setupterm(term, STDOUT_FILENO, &err) != OK)
+        return false;
+    const char *cup = tigetstr("cup");
+    bool moves = cup && cup != (char *)-1;
+    del_curterm(cur_term);
+    return moves;
+}
+
 int draw_init(void) {
     setlocale(LC_ALL, "");
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return error("the app needs a terminal");
-    const char *term = getenv("TERM");
-    if (!term || !*term) return error("TERM is not set");
+    if (!tui_can_draw()) return error("the app needs a terminal that can move its cursor");
     screen = newterm(NULL, stdout, stdin);
-    if (!screen) return error("cannot use the terminal '%s'", term);
+    if (!screen) return error("cannot use the terminal '%s'", getenv("TERM"));
     set_term(screen);
     active = 1;
     atexit(draw_end);

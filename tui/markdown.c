@@ -2,7 +2,10 @@
 
 #include <cmark.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "highlight.h"
 
 typedef struct {
     Doc *d;
@@ -64,20 +67,52 @@ static void children(Render *r, cmark_node *n, const DocLine *first, const DocLi
     }
 }
 
-/* Lines of a literal block, each after the prefix, never wrapped. */
-static void literal_lines(Render *r, const char *text, const DocLine *first, const DocLine *rest, Style s) {
-    const char *p = text;
+/* Lines of a literal block after the prefix and the indent, each kept as it
+ * is; where one is wider than width, the rest goes below after the
+ * continuation marker. style: one per byte of text. */
+static void literal_lines(Doc *d, const char *text, const unsigned char *style, const char *indent,
+                          const DocLine *first, const DocLine *rest, int width) {
+    char mark[16];
+    snprintf(mark, sizeof mark, "%s ", glyph->wrap);
+    DocLine pre_first, pre_rest, pre_cont, line = {0};
+    prefix_plus(&pre_first, first, S_NORMAL, indent);
+    prefix_plus(&pre_rest, rest, S_NORMAL, indent);
+    prefix_plus(&pre_cont, rest, S_DIM, mark);
     bool is_first = true;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        doc_add_line(r->d, is_first ? first : rest);
-        doc_add(r->d, S_NORMAL, "  ");
-        doc_addn(r->d, s, p, len);
-        doc_newline(r->d);
+    for (size_t i = 0, n = strlen(text); i < n;) {
+        size_t end = i;
+        while (end < n && text[end] != '\n') end++;
+        line.len = 0;
+        for (size_t k = i; k < end;) { /* each run in its style */
+            size_t m = k;
+            while (m < end && style[m] == style[k]) m++;
+            line_addn(&line, (Style)style[k], text + k, m - k);
+            k = m;
+        }
+        doc_wrap_verbatim(d, &line, is_first ? &pre_first : &pre_rest, &pre_cont, width);
         is_first = false;
-        p += len + (nl ? 1 : 0);
+        i = end + 1;
     }
+    line_free(&line);
+    line_free(&pre_first);
+    line_free(&pre_rest);
+    line_free(&pre_cont);
+}
+
+/* A literal block: CUDA and C++ coloured, other code and diagrams in one style. */
+static void code_block(Doc *d, const char *code, const char *lang, Style plain, const char *indent,
+                       const DocLine *first, const DocLine *rest, int width) {
+    size_t len = strlen(code);
+    unsigned char *style = xmalloc(len + 1);
+    if (highlight_knows(lang)) highlight_cuda(code, len, style);
+    else memset(style, plain, len);
+    literal_lines(d, code, style, indent, first, rest, width);
+    free(style);
+}
+
+void md_code(Doc *d, const char *code, const char *lang, int width) {
+    if (d->open) doc_newline(d);
+    code_block(d, code, lang, S_CODEBLOCK, "", NULL, NULL, width);
 }
 
 static void block(Render *r, cmark_node *n, const DocLine *first, const DocLine *rest) {
@@ -107,8 +142,13 @@ static void block(Render *r, cmark_node *n, const DocLine *first, const DocLine 
         line_free(&para);
         break;
     }
-    case CMARK_NODE_CODE_BLOCK: literal_lines(r, cmark_node_get_literal(n), first, rest, S_CODEBLOCK); break;
-    case CMARK_NODE_HTML_BLOCK: literal_lines(r, cmark_node_get_literal(n), first, rest, S_DIM); break;
+    case CMARK_NODE_CODE_BLOCK:
+        code_block(r->d, cmark_node_get_literal(n), cmark_node_get_fence_info(n), S_CODEBLOCK, "  ", first, rest,
+                   r->width);
+        break;
+    case CMARK_NODE_HTML_BLOCK:
+        code_block(r->d, cmark_node_get_literal(n), NULL, S_DIM, "  ", first, rest, r->width);
+        break;
     case CMARK_NODE_THEMATIC_BREAK: {
         doc_add_line(r->d, first);
         for (int i = 0; i < (r->width < 40 ? r->width : 40); i++) doc_add(r->d, S_DIM, glyph->hline);

@@ -14,13 +14,18 @@ typedef struct {
     const char *notice;        /* a warning to show at start (damaged progress) */
 } TuiOptions;
 
+/* Whether the app can be drawn here: stdin and stdout a terminal whose TERM
+ * terminfo knows and can move the cursor. Where not (a pipe, TERM unset or
+ * dumb), the course is shown as text. */
+bool tui_can_draw(void);
+
 /* The full-screen app. Returns the exit code: 0, or 65 when the terminal
  * cannot be used (the reason is then in last_error()). */
 int tui_run(const Course *c, const Workspace *w, const TuiOptions *o);
 
-/* `gpucourse watch [EX]`: the app in watch mode on a terminal; elsewhere
- * (stdout not a terminal) a plain loop that grades on every save and prints
- * each report. o->start NULL: any exercise file that is saved. */
+/* `gpucourse watch [EX]`: the app in watch mode where it can be drawn;
+ * elsewhere a plain loop that grades on every save and prints each report.
+ * o->start NULL: any exercise file that is saved. */
 int tui_watch(const Course *c, const Workspace *w, const TuiOptions *o);
 
 #endif

@@ -47,6 +47,11 @@ static void progress_bar(Doc *d, int done, int total, int w) {
 
 static void build_course(App *a, Doc *d, int width) {
     const Course *c = a->course;
+    int name_w = 0; /* the name column fits the longest name */
+    for (int i = 0; i < c->nexercises; i++) {
+        int w = text_width(c->exercises[i].name, strlen(c->exercises[i].name));
+        if (w > name_w) name_w = w;
+    }
     doc_add(d, S_H2, c->title);
     doc_newline(d);
     for (int ch = 0; ch < c->nchapters; ch++) {
@@ -67,8 +72,9 @@ static void build_course(App *a, Doc *d, int width) {
             if (i == a->ex) a->mark_line = doc_here(d);
             doc_add(d, S_NORMAL, "    ");
             doc_add(d, status_style(st), status_mark(st));
-            doc_printf(d, S_NORMAL, " %s  %-18s ", e->id, e->name);
-            doc_add(d, S_DIM, e->summary);
+            doc_printf(d, S_NORMAL, " %s  %-*s ", e->id, name_w, e->name);
+            doc_add_clipped(d, S_DIM, e->summary, width - text_width(d->lines[d->count - 1].text,
+                                                                     d->lines[d->count - 1].len));
             doc_newline(d);
         }
     }
@@ -94,13 +100,21 @@ static void build_exercise(App *a, Doc *d, int width) {
     doc_add(d, S_CODE, file);
     doc_newline(d);
     free(file);
+    /* the latest attempt: this session's, else the one recorded */
+    Verdict last = a->have_result[a->ex] ? a->results[a->ex].verdict : p ? verdict_from_key(p->last_verdict) : V_COUNT;
     label(d, "Status");
     doc_add(d, status_style(st), status_mark(st));
     doc_printf(d, status_style(st), " %s", status_name(st));
+    if (last < V_COUNT && verdict_status(last) < st) doc_add(d, S_DIM, " (your best so far)"); /* not the latest */
     int attempts = p ? p->attempts : 0;
     doc_printf(d, S_NORMAL, ", %d attempt%s", attempts, attempts == 1 ? "" : "s");
-    if (p && p->last_verdict[0]) doc_printf(d, S_DIM, ", last: %s", p->last_verdict);
     doc_newline(d);
+    if (last < V_COUNT) {
+        label(d, "Last try");
+        doc_add(d, card_verdict_style(last), card_verdict_phrase(last));
+        if (a->have_result[a->ex]) doc_add(d, S_DIM, " (Enter shows the card)");
+        doc_newline(d);
+    }
     if (p && p->best_vs_reference > 0) {
         label(d, "Best");
         doc_printf(d, S_NORMAL, "%.2fx the reference, %.2fx the copy", p->best_vs_reference, p->best_vs_baseline);
@@ -120,13 +134,6 @@ static void build_exercise(App *a, Doc *d, int width) {
     doc_printf(d, S_NORMAL, "%d of %d seen", seen, e->hints.count);
     doc_add(d, S_DIM, seen < e->hints.count ? " (h shows the next)" : " (all seen)");
     doc_newline(d);
-    if (a->have_result[a->ex]) {
-        const GradeResult *r = &a->results[a->ex];
-        label(d, "Result");
-        doc_printf(d, card_verdict_style(r->verdict), "%s", card_verdict_banner(r->verdict));
-        doc_add(d, S_DIM, " (Enter shows the card)");
-        doc_newline(d);
-    }
     doc_newline(d);
     doc_add(d, S_H2, "Task");
     doc_newline(d);
@@ -161,7 +168,7 @@ static void build_lesson(App *a, Doc *d, int width) {
     doc_newline(d);
 }
 
-static void build_solution(App *a, Doc *d) {
+static void build_solution(App *a, Doc *d, int width) {
     const Exercise *e = &a->course->exercises[a->ex];
     char *path = course_solution_path(a->course, e);
     doc_printf(d, S_H2, "The reference solution of %s", e->id);
@@ -174,15 +181,10 @@ static void build_solution(App *a, Doc *d) {
         doc_add(d, S_ERROR, last_error());
         doc_newline(d);
     }
-    for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
-        nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        for (size_t i = 0; i < len; i++) {
-            if (p[i] == '\t') doc_add(d, S_CODEBLOCK, "    ");
-            else doc_addn(d, S_CODEBLOCK, p + i, 1);
-        }
-        doc_newline(d);
-    }
+    StrBuf code = {0};
+    for (const char *p = text; p && *p; p++) sb_add(&code, *p == '\t' ? "    " : p, *p == '\t' ? 4 : 1);
+    if (code.len) md_code(d, code.buf, "cuda", width);
+    sb_free(&code);
     free(text);
     free(path);
 }
@@ -243,7 +245,7 @@ void view_build(App *a, Doc *d, int width) {
     case VIEW_RESULT:
         if (a->have_result[a->ex]) card_build(d, &a->course->exercises[a->ex], &a->results[a->ex], width);
         break;
-    case VIEW_SOLUTION: build_solution(a, d); break;
+    case VIEW_SOLUTION: build_solution(a, d, width); break;
     case VIEW_HELP: build_help(d, width); break;
     default: break;
     }
@@ -321,20 +323,26 @@ static void draw_title(const App *a) {
     draw_text(0, cols - rw, rw, S_TITLE, right);
 }
 
+/* Wrapped to the width it complains about, so that it is read whole there. */
 static void draw_too_small_screen(void) {
-    char line[128];
     int rows = draw_rows(), cols = draw_cols();
-    const char *lines[3] = {"terminal too small", line, "make it larger, or press q to quit"};
-    snprintf(line, sizeof line, "%dx%d; gpucourse needs %dx%d", cols, rows, MIN_COLS, MIN_ROWS);
-    for (int i = 0; i < 3; i++) {
-        int w = (int)strlen(lines[i]);
-        int x = (cols - w) / 2, y = rows / 2 - 1 + i;
-        draw_text(y < 0 ? 0 : y, x < 0 ? 0 : x, cols, i == 0 ? S_FAIL : S_NORMAL, lines[i]);
+    Doc d = {0};
+    doc_wrap(&d, S_FAIL, "terminal too small", 0, cols);
+    char *size = xprintf("%dx%d; gpucourse needs %dx%d", cols, rows, MIN_COLS, MIN_ROWS);
+    doc_wrap(&d, S_NORMAL, size, 0, cols);
+    free(size);
+    doc_wrap(&d, S_NORMAL, "make it larger, or press q to quit", 0, cols);
+    int top = (rows - d.count) / 2;
+    for (int i = 0; i < d.count; i++) {
+        int w = text_width(d.lines[i].text, d.lines[i].len);
+        draw_doc_line((top > 0 ? top : 0) + i, (cols - w) / 2, cols, &d.lines[i], S_NORMAL);
     }
+    doc_free(&d);
 }
 
-static void draw_grading(App *a) {
-    int rows = view_body_rows(), cols = draw_cols();
+/* The live log in the body's rows. */
+static void draw_grading(App *a, int rows) {
+    int cols = draw_cols();
     char head[160];
     const Exercise *e = &a->course->exercises[a->grading_ex];
     snprintf(head, sizeof head, "Grading %s %s: %s", e->id, e->name, a->phase);
@@ -367,6 +375,40 @@ static void draw_grading(App *a) {
     sb_free(&line);
 }
 
+/* The status line above the footer: the message (or the reset question)
+ * wrapped on as many rows as it needs, at most half the body, so that a path
+ * in it is read whole; where we are in a long document on its last row, or
+ * on a row of its own when the message leaves no room there. */
+typedef struct {
+    Doc message;
+    int rows;      /* the rows it takes */
+    bool position; /* the position in the document is shown */
+} StatusLines;
+
+static StatusLines status_layout(const App *a, int total, int cols) {
+    StatusLines st = {{0}, 1, false};
+    char question[160];
+    const char *text = a->message;
+    Style style = a->message_style;
+    if (a->confirm_reset) {
+        snprintf(question, sizeof question, "Reset %s to its stub? Your file is kept in backups/. (y/n)",
+                 a->course->exercises[a->ex].id);
+        text = question;
+        style = S_MESSAGE;
+    }
+    if (text[0]) doc_wrap(&st.message, style, text, 0, cols - 2);
+    int most = (draw_rows() - 2) / 2;
+    if (st.message.count > 1) st.rows = st.message.count < most ? st.message.count : most;
+    st.position = total > draw_rows() - 2 - st.rows;
+    char widest[64]; /* the widest the position can be */
+    snprintf(widest, sizeof widest, " %d-%d of %d %s", total, total, total, glyph->more);
+    if (st.position && st.message.count && st.rows < most) {
+        const DocLine *l = &st.message.lines[st.rows - 1];
+        if (text_width(l->text, l->len) + text_width(widest, strlen(widest)) > cols - 2) st.rows++;
+    }
+    return st;
+}
+
 void view_draw(App *a) {
     draw_begin_frame();
     if (draw_too_small()) {
@@ -374,15 +416,15 @@ void view_draw(App *a) {
         draw_end_frame();
         return;
     }
-    int rows = view_body_rows(), cols = draw_cols();
+    int cols = draw_cols();
     draw_title(a);
-    int total = 0;
+    Doc d = {0};
+    if (a->view != VIEW_GRADING) view_build(a, &d, text_width_for(cols));
+    StatusLines st = status_layout(a, d.count, cols);
+    int rows = draw_rows() - 2 - st.rows;
     if (a->view == VIEW_GRADING) {
-        draw_grading(a);
+        draw_grading(a, rows);
     } else {
-        Doc d = {0};
-        view_build(a, &d, text_width_for(cols));
-        total = d.count;
         if (a->view == VIEW_COURSE && a->mark_line >= 0) { /* keep the selection in sight */
             if (a->mark_line < a->scroll + 1) a->scroll = a->mark_line - 2;
             if (a->mark_line >= a->scroll + rows) a->scroll = a->mark_line - rows + 1;
@@ -398,24 +440,19 @@ void view_draw(App *a) {
             if (sel) draw_fill(1 + i, 0, cols, S_SELECTED);
             draw_doc_line(1 + i, 1, cols - 2, &d.lines[line], sel ? S_SELECTED : S_NORMAL);
         }
-        doc_free(&d);
     }
-    int y = draw_rows() - 2;
-    if (a->confirm_reset) {
-        const Exercise *e = &a->course->exercises[a->ex];
-        char q[160];
-        snprintf(q, sizeof q, "Reset %s to its stub? Your file is kept in backups/. (y/n)", e->id);
-        draw_text(y, 1, cols - 2, S_MESSAGE, q);
-    } else if (a->message[0]) {
-        draw_text(y, 1, cols - 2, a->message_style, a->message);
-    }
-    if (!a->confirm_reset && total > rows) { /* where we are in a long document */
+    int top = draw_rows() - 1 - st.rows;
+    for (int i = 0; i < st.rows && i < st.message.count; i++)
+        draw_doc_line(top + i, 1, cols - 2, &st.message.lines[i], S_NORMAL);
+    if (st.position) { /* where we are in a long document */
         char pos[64];
-        int last = a->scroll + rows < total ? a->scroll + rows : total;
-        snprintf(pos, sizeof pos, " %d-%d of %d %s", a->scroll + 1, last, total, last < total ? glyph->more : " ");
+        int last = a->scroll + rows < d.count ? a->scroll + rows : d.count;
+        snprintf(pos, sizeof pos, " %d-%d of %d %s", a->scroll + 1, last, d.count, last < d.count ? glyph->more : " ");
         int w = text_width(pos, strlen(pos));
-        draw_text(y, cols - w - 1, w, S_DIM, pos);
+        draw_text(draw_rows() - 2, cols - w - 1, w, S_DIM, pos);
     }
+    doc_free(&st.message);
+    doc_free(&d);
     draw_footer(a);
     draw_end_frame();
 }
