@@ -36,8 +36,9 @@
 //   Checked by the relative error (Frobenius norm) against exact values
 //   computed in float64, bound 1e-4 (products of bf16 are exact in float;
 //   what is left is float accumulation), for shapes from 1 x 1 x 1 to
-//   520 x 1000 x 1030; then 4096 x 4096 x 4096 is timed against the
-//   reference and cuBLAS (cublasGemmEx, bf16 in, float out). Your machine
+//   520 x 1000 x 1030; then timed against the reference and cuBLAS
+//   (cublasGemmEx, bf16 in, float out) at 4096^3, 8192^3 and 5000 x 3000 x
+//   4040, each held to the floors. Your machine
 //   code must contain HMMA, LDSM and LDGSTS.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

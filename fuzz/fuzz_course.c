@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!c != (problems.count > 0)) abort();
     for (int i = 0; c && i < c->nexercises; i++) {
         char buf[64];
-        size_text(&c->exercises[i].timing_size, buf, sizeof buf);
+        for (int k = 0; k < c->exercises[i].ntiming_sizes; k++) size_text(&c->exercises[i].timing_sizes[k], buf, sizeof buf);
         if (!course_find(c, c->exercises[i].id)) abort();
     }
     course_free(c);

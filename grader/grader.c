@@ -78,7 +78,16 @@ typedef struct {
     char violation_text[768];
     int judged_by_clock, clock_samples; /* the student's samples whose event time the judge overruled */
     int busy;              /* student samples that left GPU work running after solve returned */
+    bool extra_sizes;      /* more timed sizes than MAX_TIMED_SIZES: the lines of those are dropped */
 } Parsed;
+
+/* The timed size the lines now describe. Outputs without `timed:` lines
+ * (one size) start it at their first timing line. */
+static TimedSize *current_size(GradeResult *r, Parsed *p) {
+    if (p->extra_sizes) return NULL;
+    if (r->nsizes == 0) r->nsizes = 1;
+    return &r->sizes[r->nsizes - 1];
+}
 
 /* "KIND: text" into kind (when short enough) and text. */
 static void split_kind(const char *val, char *kind, size_t kind_size, char *text, size_t text_size) {
@@ -106,8 +115,12 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     if (!strcmp(key, "seed")) r->seed = strtoull(val, NULL, 10);
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
     else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
-    else if (!strcmp(key, "bytes")) r->bytes = strtod(val, NULL);
-    else if (!strcmp(key, "flops")) r->flops = strtod(val, NULL);
+    else if (!strcmp(key, "timed")) {
+        if (r->nsizes < MAX_TIMED_SIZES) snprintf(r->sizes[r->nsizes++].size, sizeof r->sizes[0].size, "%s", val);
+        else p->extra_sizes = true;
+    }
+    else if (!strcmp(key, "bytes") && current_size(r, p)) current_size(r, p)->bytes = strtod(val, NULL);
+    else if (!strcmp(key, "flops") && current_size(r, p)) current_size(r, p)->flops = strtod(val, NULL);
     else if (!strcmp(key, "peak")) r->peak_tflops = strtod(val, NULL);
     else if (!strcmp(key, "norm")) {
         double err = 0, bound = 0;
@@ -120,22 +133,26 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         }
     }
     else if (!strcmp(key, "library")) snprintf(r->library_name, sizeof r->library_name, "%s", val);
-    else if (!strcmp(key, "check") && r->nchecks < MAX_CHECKS) {
-        CheckResult *c = &r->checks[r->nchecks++];
+    else if (!strcmp(key, "check")) {
+        CheckResult c = {0};
         char status[8] = "";
-        sscanf(val, "%63s %7s %lld", c->size, status, &c->mismatches);
-        c->ok = !strcmp(status, "ok");
-        c->timed_sample = strstr(val, "(timed sample)") != NULL;
+        sscanf(val, "%63s %7s %lld", c.size, status, &c.mismatches);
+        c.ok = !strcmp(status, "ok");
+        c.timed_sample = strstr(val, "(timed sample)") != NULL;
+        /* past the cap a failed check still shows, in the last slot */
+        if (r->nchecks < MAX_CHECKS) r->checks[r->nchecks++] = c;
+        else if (!c.ok) r->checks[MAX_CHECKS - 1] = c;
     } else if (!strcmp(key, "mismatch")) {
         if (r->mismatches.count < 10) strlist_add(&r->mismatches, val);
-    } else if (!strcmp(key, "time")) {
+    } else if (!strcmp(key, "time") && current_size(r, p)) {
+        TimedSize *ts = current_size(r, p);
         char who[16];
         Timing t = {0};
         if (sscanf(val, "%15s %lf %lf %lf %d", who, &t.median_ms, &t.min_ms, &t.max_ms, &t.samples) == 5) {
-            if (!strcmp(who, "student")) r->student = t;
-            else if (!strcmp(who, "reference")) r->reference = t;
-            else if (!strcmp(who, "baseline")) r->baseline = t;
-            else if (!strcmp(who, "library")) r->library = t;
+            if (!strcmp(who, "student")) ts->student = t;
+            else if (!strcmp(who, "reference")) ts->reference = t;
+            else if (!strcmp(who, "baseline")) ts->baseline = t;
+            else if (!strcmp(who, "library")) ts->library = t;
         }
     } else if (!strcmp(key, "error")) {
         split_kind(val, p->error_kind, sizeof p->error_kind, p->error_text, sizeof p->error_text);
@@ -151,6 +168,55 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     } else if (!strcmp(key, "busy")) {
         p->busy = atoi(val);
     } else if (!strcmp(key, "done")) p->done = true;
+}
+
+/* Ratios and rates of one timed size from its medians. */
+static void derive_figures(TimedSize *t) {
+    t->vs_reference = t->reference.median_ms / t->student.median_ms;
+    t->gbps_student = t->bytes / (t->student.median_ms * 1e6);
+    t->gbps_reference = t->bytes / (t->reference.median_ms * 1e6);
+    if (t->baseline.samples) {
+        t->vs_baseline = t->baseline.median_ms / t->student.median_ms;
+        t->gbps_baseline = t->bytes / (t->baseline.median_ms * 1e6);
+    }
+    if (t->library.samples) {
+        t->vs_library = t->library.median_ms / t->student.median_ms;
+        t->gbps_library = t->bytes / (t->library.median_ms * 1e6);
+    }
+    if (t->flops > 0) {
+        t->tflops_student = t->flops / (t->student.median_ms * 1e9);
+        t->tflops_reference = t->flops / (t->reference.median_ms * 1e9);
+        if (t->library.samples) t->tflops_library = t->flops / (t->library.median_ms * 1e9);
+    }
+}
+
+/* The timed size closest to failing: the smallest ratio over its floor. */
+static int least_margin(const GradeResult *r, const Exercise *e) {
+    int worst = 0;
+    double worst_margin = INFINITY;
+    for (int i = 0; i < r->nsizes; i++) {
+        const TimedSize *t = &r->sizes[i];
+        double m = e->floor_reference > 0 ? t->vs_reference / e->floor_reference : t->vs_reference;
+        if (t->flops <= 0 && e->floor_baseline > 0 && t->vs_baseline / e->floor_baseline < m)
+            m = t->vs_baseline / e->floor_baseline;
+        if (e->floor_library > 0 && t->library.samples && t->vs_library / e->floor_library < m)
+            m = t->vs_library / e->floor_library;
+        if (m < worst_margin) worst = i, worst_margin = m;
+    }
+    return worst;
+}
+
+/* The figures of timed size i into the result's own fields. */
+static void use_size(GradeResult *r, int i) {
+    const TimedSize *t = &r->sizes[i];
+    r->decisive = i;
+    r->bytes = t->bytes, r->flops = t->flops;
+    r->student = t->student, r->reference = t->reference, r->baseline = t->baseline, r->library = t->library;
+    r->vs_reference = t->vs_reference, r->vs_baseline = t->vs_baseline, r->vs_library = t->vs_library;
+    r->gbps_student = t->gbps_student, r->gbps_reference = t->gbps_reference;
+    r->gbps_baseline = t->gbps_baseline, r->gbps_library = t->gbps_library;
+    r->tflops_student = t->tflops_student, r->tflops_reference = t->tflops_reference;
+    r->tflops_library = t->tflops_library;
 }
 
 static const char *first_failed_size(const GradeResult *r) {
@@ -237,8 +303,12 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                         first_failed_size(r), r->seed);
         return;
     }
-    bool compute = r->flops > 0;
-    if (!p.done || r->student.samples == 0 || r->reference.samples == 0 || (!compute && r->baseline.samples == 0)) {
+    bool stopped = !p.done || r->nsizes == 0;
+    for (int i = 0; i < r->nsizes; i++) {
+        const TimedSize *t = &r->sizes[i];
+        stopped |= t->student.samples == 0 || t->reference.samples == 0 || (t->flops <= 0 && t->baseline.samples == 0);
+    }
+    if (stopped) {
         set_verdict(r, V_RUNTIME_ERROR, "the harness stopped before it finished (exit code %d)", st->exit_code);
         return;
     }
@@ -247,58 +317,61 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
         strlist_add(&r->notes, "the time your runner reported disagreed with the harness's clock; the clock decided");
     if (p.busy)
         strlist_add(&r->notes, "GPU work was still running after your solve returned; it counted in your time");
-    r->vs_reference = r->reference.median_ms / r->student.median_ms;
-    r->gbps_student = r->bytes / (r->student.median_ms * 1e6);
-    r->gbps_reference = r->bytes / (r->reference.median_ms * 1e6);
-    if (r->baseline.samples) {
-        r->vs_baseline = r->baseline.median_ms / r->student.median_ms;
-        r->gbps_baseline = r->bytes / (r->baseline.median_ms * 1e6);
+    for (int i = 0; i < r->nsizes; i++) {
+        TimedSize *t = &r->sizes[i];
+        derive_figures(t);
+        char at[80] = "";
+        if (r->nsizes > 1) snprintf(at, sizeof at, " at size %s", t->size);
+        if (t->flops > 0 && r->peak_tflops > 0 && t->tflops_student > IMPLAUSIBLE_VS_PEAK * r->peak_tflops) {
+            set_verdict(r, V_WRONG,
+                        "%.0f TFLOP/s%s is above this GPU's peak of %.0f TFLOP/s for this arithmetic: faster than "
+                        "the tensor cores allow, so some work was skipped",
+                        t->tflops_student, at, r->peak_tflops);
+            use_size(r, i);
+            return;
+        }
+        if (t->flops <= 0 && t->vs_baseline > IMPLAUSIBLE_VS_BASELINE) {
+            set_verdict(r, V_WRONG,
+                        "%.0f GB/s%s is %.1fx the copy bandwidth measured in the same run: faster than the memory "
+                        "allows, so some work was skipped",
+                        t->gbps_student, at, t->vs_baseline);
+            use_size(r, i);
+            return;
+        }
     }
-    if (r->library.samples) {
-        r->vs_library = r->library.median_ms / r->student.median_ms;
-        r->gbps_library = r->bytes / (r->library.median_ms * 1e6);
-    }
-    if (compute) {
-        r->tflops_student = r->flops / (r->student.median_ms * 1e9);
-        r->tflops_reference = r->flops / (r->reference.median_ms * 1e9);
-        if (r->library.samples) r->tflops_library = r->flops / (r->library.median_ms * 1e9);
-    }
-    if (compute && r->peak_tflops > 0 && r->tflops_student > IMPLAUSIBLE_VS_PEAK * r->peak_tflops) {
-        set_verdict(r, V_WRONG,
-                    "%.0f TFLOP/s is above this GPU's peak of %.0f TFLOP/s for this arithmetic: faster than the "
-                    "tensor cores allow, so some work was skipped",
-                    r->tflops_student, r->peak_tflops);
-        return;
-    }
-    if (!compute && r->vs_baseline > IMPLAUSIBLE_VS_BASELINE) {
-        set_verdict(r, V_WRONG,
-                    "%.0f GB/s is %.1fx the copy bandwidth measured in the same run: faster than the memory "
-                    "allows, so some work was skipped",
-                    r->gbps_student, r->vs_baseline);
-        return;
-    }
+    use_size(r, least_margin(r, e));
+    bool compute = r->flops > 0;
+    char at[80] = ""; /* which size, when there are several */
+    if (r->nsizes > 1) snprintf(at, sizeof at, " at size %s", r->sizes[r->decisive].size);
     if (r->vs_reference < e->floor_reference) {
-        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the reference's throughput (floor %.2fx)",
-                    r->vs_reference, e->floor_reference);
+        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the reference's throughput%s (floor %.2fx)",
+                    r->vs_reference, at, e->floor_reference);
         return;
     }
     if (!compute && e->floor_baseline > 0 && r->vs_baseline < e->floor_baseline) {
-        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the copy bandwidth (floor %.2fx)",
-                    r->vs_baseline, e->floor_baseline);
+        set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of the copy bandwidth%s (floor %.2fx)",
+                    r->vs_baseline, at, e->floor_baseline);
         return;
     }
     if (e->floor_library > 0 && r->library.samples && r->vs_library < e->floor_library) {
         if (compute)
-            set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput (%.0f vs %.0f "
+            set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput%s (%.0f vs %.0f "
                         "TFLOP/s; floor %.2fx)",
-                        r->vs_library, r->library_name, r->tflops_student, r->tflops_library, e->floor_library);
+                        r->vs_library, r->library_name, at, r->tflops_student, r->tflops_library, e->floor_library);
         else
-            set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput (floor %.2fx)",
-                        r->vs_library, r->library_name, e->floor_library);
+            set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput%s (floor %.2fx)",
+                        r->vs_library, r->library_name, at, e->floor_library);
         return;
     }
-    set_verdict(r, V_PASS, "correct, and %.2fx the reference's throughput (floor %.2fx)", r->vs_reference,
-                e->floor_reference);
+    if (r->nsizes > 1) {
+        double least = INFINITY;
+        for (int i = 0; i < r->nsizes; i++)
+            if (r->sizes[i].vs_reference < least) least = r->sizes[i].vs_reference;
+        set_verdict(r, V_PASS, "correct, and at least %.2fx the reference's throughput at each of %d sizes (floor %.2fx)",
+                    least, r->nsizes, e->floor_reference);
+    } else
+        set_verdict(r, V_PASS, "correct, and %.2fx the reference's throughput (floor %.2fx)", r->vs_reference,
+                    e->floor_reference);
 }
 
 /* ------------------------------------------------------------ grading */
@@ -471,9 +544,11 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
         strlist_add(&args, "--check");
         strlist_add(&args, text);
     }
-    size_text(&e->timing_size, text, sizeof text);
-    strlist_add(&args, "--timing");
-    strlist_add(&args, text);
+    for (int i = 0; i < e->ntiming_sizes; i++) {
+        size_text(&e->timing_sizes[i], text, sizeof text);
+        strlist_add(&args, "--timing");
+        strlist_add(&args, text);
+    }
     const char **argv = xcalloc((size_t)args.count + 1, sizeof *argv);
     for (int i = 0; i < args.count; i++) argv[i] = args.items[i];
 

@@ -58,7 +58,19 @@ typedef struct {
     int samples;
 } Timing;
 
-enum { MAX_CHECKS = 32 };
+/* Checks: the check sizes, then per timed size one check and one per timed
+ * sample (21): 4 timed sizes and 40 check sizes fit. */
+enum { MAX_CHECKS = 160, MAX_TIMED_SIZES = 4 };
+
+/* One timed size: its medians and what follows from them. */
+typedef struct {
+    char size[64];              /* "4096x4096x4096" ("" in outputs from before sizes were named) */
+    double bytes, flops;
+    Timing student, reference, baseline, library;
+    double vs_reference, vs_baseline, vs_library;
+    double gbps_student, gbps_reference, gbps_baseline, gbps_library;
+    double tflops_student, tflops_reference, tflops_library;
+} TimedSize;
 
 typedef struct {
     Verdict verdict;
@@ -75,6 +87,11 @@ typedef struct {
     int nchecks;
     StrList mismatches;         /* "c[12] got nan want 1.5" */
     bool timed;                 /* the timing lines were there */
+    /* The figures from bytes to tflops_library are those of one timed size:
+     * the one that decided (the least margin over the floors); sizes[] has
+     * them all, in the exercise's order. */
+    TimedSize sizes[MAX_TIMED_SIZES];
+    int nsizes, decisive;
     double bytes;
     double flops;               /* > 0: a compute-bound kind (GEMM), judged in FLOP/s, no copy baseline */
     double peak_tflops;         /* the GPU's arithmetic ceiling for the kind, 0 when none */

@@ -98,6 +98,14 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         }
         fputc('\n', out);
     }
+    for (int i = 0; r->timed && r->nsizes > 1 && i < r->nsizes; i++) { /* the figures above are one size's */
+        const TimedSize *t = &r->sizes[i];
+        fprintf(out, "  %-10s %-16s you/reference %.2f", i ? "" : "sizes", t->size, t->vs_reference);
+        if (t->flops <= 0 && t->baseline.samples) fprintf(out, "   you/copy %.2f", t->vs_baseline);
+        if (t->library.samples) fprintf(out, "   you/library %.2f", t->vs_library);
+        if (t->flops > 0) fprintf(out, "   (%.1f TFLOP/s)", t->tflops_student);
+        fputs(i == r->decisive ? "   <- above: the least margin\n" : "\n", out);
+    }
     if (r->program_output && (r->program_output[0] || r->output_dropped)) {
         fprintf(out, "  your program printed:\n");
         print_indented(out, r->program_output, SHOWN_OUTPUT_LINES, r->output_dropped);
@@ -195,7 +203,9 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     }
     fputs(",\n     \"timing\": ", out);
     if (r->timed) {
-        fputs("{\"bytes\": ", out);
+        fputs("{\"size\": ", out); /* the size that decided, when several were timed */
+        json_string(out, r->nsizes ? r->sizes[r->decisive].size : "");
+        fputs(", \"bytes\": ", out);
         json_number(out, r->bytes);
         if (r->flops > 0) {
             fputs(", \"flops\": ", out);
@@ -229,6 +239,32 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     } else {
         fputs("null", out);
     }
+    fputs(", \"timed_sizes\": [", out);
+    for (int i = 0; r->timed && i < r->nsizes; i++) {
+        const TimedSize *t = &r->sizes[i];
+        fprintf(out, "%s{\"size\": ", i ? ", " : "");
+        json_string(out, t->size);
+        fputs(", ", out);
+        json_timing(out, "student", &t->student, t->gbps_student, t->tflops_student);
+        fputs(", ", out);
+        json_timing(out, "reference", &t->reference, t->gbps_reference, t->tflops_reference);
+        if (t->library.samples) {
+            fputs(", ", out);
+            json_timing(out, "library", &t->library, t->gbps_library, t->tflops_library);
+        }
+        fputs(", \"vs_reference\": ", out);
+        json_number(out, t->vs_reference);
+        if (t->baseline.samples) {
+            fputs(", \"vs_baseline\": ", out);
+            json_number(out, t->vs_baseline);
+        }
+        if (t->library.samples) {
+            fputs(", \"vs_library\": ", out);
+            json_number(out, t->vs_library);
+        }
+        fputc('}', out);
+    }
+    fputc(']', out);
     fputs(", \"floors\": {\"reference\": ", out);
     json_number(out, r->floor_reference);
     fputs(", \"baseline\": ", out);

@@ -5,8 +5,11 @@
 // grader, and run as
 //
 //   harness-KIND --student S.so --runner runner-KIND --reference R.so --seed N
-//                --check 1000 --check 65537 --timing 268435456
+//                --check 1000 --check 65537 --timing 268435456 [--timing ...]
 //                [--rel X] [--abs Y] [--samples N] [--warmup-ms N]
+//
+// Each --timing size is checked, then timed on its own; its lines follow a
+// `timed: SIZE` line.
 //
 // It starts two runners (protocol.h): the student's (runner-KIND, which
 // loads S.so inside a sandbox) and a trusted one (this binary again, with
@@ -945,6 +948,9 @@ static void report_times(int c, const std::vector<Call> &calls, double bound_ms)
 }
 
 static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms) {
+    char size[64];
+    dims_text(dims, size, sizeof size);
+    result("timed: %s", size);  // the lines up to the next "timed:" are this size's
     double bytes = kind.bytes(dims);
     result("bytes: %.0f", bytes);
     if (kind.flops) result("flops: %.0f", kind.flops(dims));
@@ -1088,7 +1094,7 @@ int main(int argc, char **argv) {
     int samples = 21;
     double warmup_ms = 150;
     std::vector<Dims> check;
-    Dims timing = {0, {0, 0, 0}};
+    std::vector<Dims> timing;  // a GEMM is timed at several sizes, each reported on its own
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) fail(EXIT_USAGE, "usage: option %s needs a value", a);
@@ -1107,7 +1113,7 @@ int main(int argc, char **argv) {
                 fail(EXIT_USAGE, "usage: size '%s' does not fit kind %s: %d size argument(s) for %s", v,
                      kind.name, kind.ndims, kind.signature);
             if (a[2] == 'c') check.push_back(d);
-            else timing = d;
+            else timing.push_back(d);
         } else fail(EXIT_USAGE, "usage: unknown option %s", a);
     }
     if (!student || !reference || !runner)
@@ -1143,7 +1149,7 @@ int main(int argc, char **argv) {
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
-    if (ok && timing.count) ok = timed_run(timing, seed, samples, warmup_ms);
+    for (size_t k = 0; k < timing.size() && ok; k++) ok = timed_run(timing[k], seed + k, samples, warmup_ms);
     result("done: %s", ok ? "correct" : "wrong");
     finish(EXIT_DONE);
 }

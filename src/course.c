@@ -254,10 +254,23 @@ static void parse_sizes(Yaml *y, yaml_node_t *map, Exercise *e) {
         problem_at(y, sizes, "missing key 'timing'");
         return;
     }
-    if (parse_size(y, timing, &e->timing_size) && e->ncheck_sizes &&
-        e->timing_size.count != e->check_sizes[0].count)
-        problem_at(y, timing, "the timing size has %d arguments, the check sizes %d", e->timing_size.count,
-                   e->check_sizes[0].count);
+    /* One size, [4096], or a list of them, [[4096, 4096, 4096], [8192, 8192, 8192]]. */
+    bool list = timing->type == YAML_SEQUENCE_NODE && timing->data.sequence.items.top > timing->data.sequence.items.start &&
+                node_at(y, timing->data.sequence.items.start[0])->type == YAML_SEQUENCE_NODE;
+    int n = list ? (int)(timing->data.sequence.items.top - timing->data.sequence.items.start) : 1;
+    if (n > MAX_TIMING_SIZES) {
+        problem_at(y, timing, "'timing' has at most %d sizes", MAX_TIMING_SIZES);
+        return;
+    }
+    e->timing_sizes = xcalloc((size_t)n, sizeof *e->timing_sizes);
+    for (int k = 0; k < n; k++) {
+        yaml_node_t *tn = list ? node_at(y, timing->data.sequence.items.start[k]) : timing;
+        SizeSpec *t = &e->timing_sizes[e->ntiming_sizes];
+        if (!parse_size(y, tn, t)) continue;
+        if (e->ncheck_sizes && t->count != e->check_sizes[0].count)
+            problem_at(y, tn, "the timing size has %d arguments, the check sizes %d", t->count, e->check_sizes[0].count);
+        e->ntiming_sizes++;
+    }
 }
 
 const char *const course_libraries[] = {"cublas", "cudnn", "cub", "thrust", "cutlass", NULL};
@@ -517,7 +530,7 @@ Course *course_load(const char *root, StrList *problems) {
 
 static void exercise_free(Exercise *e) {
     free(e->id), free(e->name), free(e->title), free(e->kind), free(e->file);
-    free(e->summary), free(e->task), free(e->check_sizes), free(e->where);
+    free(e->summary), free(e->task), free(e->check_sizes), free(e->timing_sizes), free(e->where);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_symbols);

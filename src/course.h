@@ -7,7 +7,7 @@
 
 #include "util.h"
 
-enum { MAX_SIZE_ARGS = 3 };
+enum { MAX_SIZE_ARGS = 3, MAX_TIMING_SIZES = 4 };
 
 typedef struct {
     int count;                 /* size arguments: 1 for n, 2 for rows, cols */
@@ -24,7 +24,8 @@ typedef struct Exercise {
     char *task;                /* markdown */
     SizeSpec *check_sizes;     /* checked against the CPU reference */
     int ncheck_sizes;
-    SizeSpec timing_size;      /* checked against the reference and timed */
+    SizeSpec *timing_sizes;    /* each checked against the reference and timed (a GEMM at several) */
+    int ntiming_sizes;
     double tol_rel, tol_abs;
     double floor_reference;    /* student throughput / reference's, at least */
     double floor_baseline;     /* student throughput / same-run copy's, at least (0: none) */

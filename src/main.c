@@ -462,22 +462,26 @@ static int cmd_bench(Session *s, const Options *o) {
         GradeResult r;
         grade_exercise(s->course, &s->ws, e, &go, &r);
         char size[64];
-        size_text(&e->timing_size, size, sizeof size);
-        if (r.timed && r.flops > 0) {
-            sb_printf(&gemms, "| %s %s | %s | %s | %.1f | %s | %.1f | %.2f | %.0f |\n", e->id, e->name, e->kind, size,
-                      r.tflops_reference, r.library.samples ? r.library_name : "-", r.tflops_library,
-                      r.library.samples ? r.tflops_reference / r.tflops_library : 0, r.peak_tflops);
-        } else if (!r.timed) {
+        size_text(&e->timing_sizes[0], size, sizeof size);
+        if (!r.timed) {
             printf("| %s %s | %s | %s | %s: %s | | | | | |\n", e->id, e->name, e->kind, size, verdict_title(r.verdict),
                    r.reason);
             failures++;
-        } else if (r.library.samples) {
-            printf("| %s %s | %s | %s | %.0f | %.0f | %.2f | %s | %.0f | %.2f |\n", e->id, e->name, e->kind, size,
-                   r.gbps_reference, r.gbps_baseline, r.gbps_reference / r.gbps_baseline, r.library_name,
-                   r.gbps_library, r.gbps_reference / r.gbps_library);
-        } else {
-            printf("| %s %s | %s | %s | %.0f | %.0f | %.2f | - | - | - |\n", e->id, e->name, e->kind, size,
-                   r.gbps_reference, r.gbps_baseline, r.gbps_reference / r.gbps_baseline);
+        }
+        for (int k = 0; r.timed && k < r.nsizes; k++) { /* a row per timed size */
+            const TimedSize *t = &r.sizes[k];
+            const char *at = t->size[0] ? t->size : size;
+            if (t->flops > 0)
+                sb_printf(&gemms, "| %s %s | %s | %s | %.1f | %s | %.1f | %.2f | %.0f |\n", e->id, e->name, e->kind, at,
+                          t->tflops_reference, t->library.samples ? r.library_name : "-", t->tflops_library,
+                          t->library.samples ? t->tflops_reference / t->tflops_library : 0, r.peak_tflops);
+            else if (t->library.samples)
+                printf("| %s %s | %s | %s | %.0f | %.0f | %.2f | %s | %.0f | %.2f |\n", e->id, e->name, e->kind, at,
+                       t->gbps_reference, t->gbps_baseline, t->gbps_reference / t->gbps_baseline, r.library_name,
+                       t->gbps_library, t->gbps_reference / t->gbps_library);
+            else
+                printf("| %s %s | %s | %s | %.0f | %.0f | %.2f | - | - | - |\n", e->id, e->name, e->kind, at,
+                       t->gbps_reference, t->gbps_baseline, t->gbps_reference / t->gbps_baseline);
         }
         fflush(stdout);
         grade_result_free(&r);

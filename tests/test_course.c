@@ -63,8 +63,9 @@ static void test_valid_course(void **state) {
     assert_string_equal(c->title, "Test course");
     Exercise *e = &c->exercises[1];
     assert_string_equal(e->id, "ex02");
-    assert_int_equal(e->timing_size.count, 2);
-    assert_int_equal(e->timing_size.d[1], 4095);
+    assert_int_equal(e->ntiming_sizes, 1);
+    assert_int_equal(e->timing_sizes[0].count, 2);
+    assert_int_equal(e->timing_sizes[0].d[1], 4095);
     assert_int_equal(e->timeout_s, 30);
     assert_int_equal(e->required_sass.count, 1);
     assert_true(e->floor_baseline == 0);
@@ -74,7 +75,7 @@ static void test_valid_course(void **state) {
     assert_ptr_equal(course_find(c, "flip"), e);
     assert_null(course_find(c, "ex03"));
     char buf[32];
-    size_text(&e->timing_size, buf, sizeof buf);
+    size_text(&e->timing_sizes[0], buf, sizeof buf);
     assert_string_equal(buf, "4096x4095");
     course_free(c);
     strlist_free(&problems);
@@ -165,6 +166,34 @@ static void test_size_arity(void **state) {
     expect_problem("timing: [4096, 4095]", "timing: [4096]",
                    "course/01-one/chapter.yaml:24:48: the timing size has 1 arguments, the check sizes 2 "
                    "(in exercise 'ex02')");
+}
+
+/* A GEMM is timed at several sizes: timing is then a list of sizes. */
+static void test_several_timing_sizes(void **state) {
+    (void)state;
+    const char *from = "timing: [4096, 4095]";
+    const char *at = strstr(good_chapter, from);
+    char *chapter = xprintf("%.*s%s%s", (int)(at - good_chapter), good_chapter, "timing: [[4096, 4095], [100, 3]]",
+                            at + strlen(from));
+    char *dir = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_int_equal(problems.count, 0);
+    const Exercise *e = &c->exercises[1];
+    assert_int_equal(e->ntiming_sizes, 2);
+    char buf[32];
+    size_text(&e->timing_sizes[1], buf, sizeof buf);
+    assert_string_equal(buf, "100x3");
+    course_free(c);
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+    free(chapter);
+    expect_problem("timing: [4096, 4095]", "timing: [[4096, 4095], [7]]",
+                   "course/01-one/chapter.yaml:24:63: the timing size has 1 arguments, the check sizes 2 "
+                   "(in exercise 'ex02')");
+    expect_problem("timing: [4096, 4095]", "timing: [[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]",
+                   "course/01-one/chapter.yaml:24:48: 'timing' has at most 4 sizes (in exercise 'ex02')");
 }
 
 static void test_bad_size(void **state) {
@@ -485,7 +514,7 @@ static void test_shipped_course(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_course),     cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_valid_course),     cmocka_unit_test(test_several_timing_sizes),     cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key),

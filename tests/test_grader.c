@@ -257,6 +257,80 @@ static void test_gemm_reports(void **state) {
     grade_result_free(&r);
 }
 
+/* A GEMM timed at two sizes: every size is held to the floors, and the
+ * one with the least margin decides and fills the figures. */
+static void test_gemm_several_sizes(void **state) {
+    (void)state;
+    GradeResult r;
+    Exercise e = exercise();
+    e.floor_reference = 0.8;
+    e.floor_library = 0.6;
+    char *text = read_file("tests/data/gemm_sizes.txt", NULL);
+    assert_non_null(text);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    assert_int_equal(r.nsizes, 2);
+    assert_string_equal(r.sizes[0].size, "4096x4096x4096");
+    assert_int_equal(r.decisive, 1); /* 8192: 0.87 of the reference, 0.65 of cuBLAS */
+    assert_true(r.vs_reference > 0.86 && r.vs_reference < 0.88);
+    assert_true(r.sizes[0].vs_reference > 1.03 && r.sizes[0].vs_reference < 1.05);
+    assert_true(r.flops > 1.09e12);
+    assert_non_null(strstr(r.reason, "at least 0.87x the reference's throughput at each of 2 sizes"));
+    const Exercise *es[] = {&e};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "sizes      4096x4096x4096   you/reference 1.04   you/library 0.76   (549.8 TFLOP/s)\n"));
+    assert_non_null(strstr(out, "8192x8192x8192   you/reference 0.87   you/library 0.65   (478.0 TFLOP/s)   <- above"));
+    free(out);
+    f = open_memstream(&out, &len);
+    report_json(f, es, &r, 1);
+    fclose(f);
+    assert_non_null(strstr(out, "\"timing\": {\"size\": \"8192x8192x8192\""));
+    assert_non_null(strstr(out, "\"timed_sizes\": [{\"size\": \"4096x4096x4096\""));
+    free(out);
+    grade_result_free(&r);
+
+    e.floor_library = 0.7; /* 4096 still passes it; 8192 does not */
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_SLOW);
+    assert_non_null(strstr(r.reason, "0.65x of cuBLAS GemmEx BF16's throughput at size 8192x8192x8192"));
+    grade_result_free(&r);
+
+    /* the harness stopped before the second size was timed */
+    char *cut = xstrdup(text);
+    *strstr(cut, "time: student 2.3") = '\0';
+    char *stopped = xprintf("%sdone: correct\n", cut);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, stopped, "N1");
+    assert_int_equal(r.verdict, V_RUNTIME_ERROR);
+    grade_result_free(&r);
+    free(stopped);
+    free(cut);
+    free(text);
+}
+
+/* More checks than the result keeps: a wrong one past the cap still fails. */
+static void test_check_past_cap(void **state) {
+    (void)state;
+    StrBuf sb = {0};
+    sb_printf(&sb, "harness: 1 N1\nkind: flip_lr\nseed: 42\n");
+    for (int i = 0; i < MAX_CHECKS + 10; i++) sb_printf(&sb, "check: 64x64 ok (timed sample)\n");
+    sb_printf(&sb, "check: 64x64 fail 7 (timed sample)\ndone: wrong\n");
+    GradeResult r;
+    Exercise e = exercise();
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, sb.buf, "N1");
+    assert_int_equal(r.verdict, V_WRONG);
+    assert_non_null(strstr(r.reason, "7 wrong elements at size 64x64"));
+    grade_result_free(&r);
+    sb_free(&sb);
+}
+
 /* Lines printed by student code cannot pass for results without the nonce. */
 static void test_forged_results_ignored(void **state) {
     (void)state;
@@ -704,6 +778,7 @@ int main(void) {
         cmocka_unit_test(test_interrupt_during_any_child), cmocka_unit_test(test_sass_tool_failures_are_said),
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
+        cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -184,8 +184,8 @@ static Exercise exercise(void) {
     e.kind = "vector_add";
     e.floor_reference = 0.8;
     e.floor_baseline = 0.75;
-    e.timing_size.count = 1;
-    e.timing_size.d[0] = 268435456;
+    static SizeSpec timing = {1, {268435456}};
+    e.timing_sizes = &timing, e.ntiming_sizes = 1;
     return e;
 }
 
@@ -289,8 +289,8 @@ static void test_card_gemm(void **state) {
     Exercise e = exercise();
     e.kind = "gemm_bf16";
     e.floor_library = 0.35;
-    e.timing_size.count = 3;
-    e.timing_size.d[0] = e.timing_size.d[1] = e.timing_size.d[2] = 4096;
+    static SizeSpec timing = {3, {4096, 4096, 4096}};
+    e.timing_sizes = &timing, e.ntiming_sizes = 1;
     GradeResult r;
     Doc d;
     char *text = card_of("gemm_h100", &e, &r, &d);
@@ -303,6 +303,27 @@ static void test_card_gemm(void **state) {
     assert_non_null(strstr(text, "floors: 0.80x ref = 245, 0.35x cuBLAS GemmEx BF16 = 210 TFLOP/s"));
     assert_non_null(strstr(text, "peak  1070 TFLOP/s"));
     assert_non_null(strstr(text, "compute-bound: 683 floating-point operations per byte"));
+    assert_true(max_width(&d) <= 78);
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+/* A GEMM timed at two sizes: a line for each, the bars of the deciding one. */
+static void test_card_gemm_sizes(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "gemm_bf16";
+    e.floor_library = 0.6;
+    static SizeSpec timing[2] = {{3, {4096, 4096, 4096}}, {3, {8192, 8192, 8192}}};
+    e.timing_sizes = timing, e.ntiming_sizes = 2;
+    GradeResult r;
+    Doc d;
+    char *text = card_of("gemm_sizes", &e, &r, &d);
+    assert_non_null(strstr(text, "Each size"));
+    assert_non_null(strstr(text, "  4096x4096x4096   you   550 TFLOP/s  you/ref 1.04  you/lib 0.76\n"));
+    assert_non_null(strstr(text, "  8192x8192x8192   you   478 TFLOP/s  you/ref 0.87  you/lib 0.65  (below)"));
+    assert_non_null(strstr(text, "Throughput at size 8192x8192x8192, 1099.5 GFLOP per run"));
     assert_true(max_width(&d) <= 78);
     free(text);
     doc_free(&d);
@@ -473,7 +494,7 @@ int main(void) {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_highlight),     cmocka_unit_test(test_markdown_code_colour),
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
-        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_checks_wrap),
+        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_gemm_sizes),     cmocka_unit_test(test_card_checks_wrap),
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),

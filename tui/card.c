@@ -212,6 +212,33 @@ static void card_roofline_flops(Doc *d, const GradeResult *r, int width) {
     free(text);
 }
 
+/* The exercise's timed size whose figures the result shows (the deciding one). */
+static const SizeSpec *timed_size(const Exercise *e, const GradeResult *r) {
+    static const SizeSpec none;
+    if (e->ntiming_sizes == 0) return &none;
+    return &e->timing_sizes[r->decisive < e->ntiming_sizes ? r->decisive : 0];
+}
+
+/* Every timed size in a line each, when there are several; the bars below
+ * show the one that decided. */
+static void card_sizes(Doc *d, const GradeResult *r) {
+    doc_add(d, S_H3, "Each size");
+    doc_newline(d);
+    for (int i = 0; i < r->nsizes; i++) {
+        const TimedSize *t = &r->sizes[i];
+        if (t->flops > 0)
+            doc_printf(d, i == r->decisive ? S_NORMAL : S_DIM, "  %-16s you %5.0f TFLOP/s  you/ref %.2f", t->size,
+                       t->tflops_student, t->vs_reference);
+        else
+            doc_printf(d, i == r->decisive ? S_NORMAL : S_DIM, "  %-16s you %5.0f GB/s  you/ref %.2f", t->size,
+                       t->gbps_student, t->vs_reference);
+        if (t->library.samples) doc_printf(d, i == r->decisive ? S_NORMAL : S_DIM, "  you/lib %.2f", t->vs_library);
+        if (i == r->decisive) doc_add(d, S_DIM, "  (below)");
+        doc_newline(d);
+    }
+    doc_newline(d);
+}
+
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     if (r->timed && r->flops > 0) {
         card_roofline_flops(d, r, width);
@@ -223,7 +250,7 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
      * a fused multiply-add (2 flops) per lane per clock. */
     double bw = r->gbps_baseline * 1e9;
     double peak = (double)r->sm_count * 128 * 2 * r->clock_mhz * 1e6;
-    double flops = card_kind_flops(e->kind, &e->timing_size);
+    double flops = card_kind_flops(e->kind, timed_size(e, r));
     double fpb = flops > 0 && r->bytes > 0 ? flops / r->bytes : 0;
     int w = width - 12;
     if (w > 60) w = 60;
@@ -445,8 +472,9 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     }
     if (r->timed) {
         char size[64];
-        size_text(&e->timing_size, size, sizeof size);
+        size_text(timed_size(e, r), size, sizeof size);
         doc_newline(d);
+        if (r->nsizes > 1) card_sizes(d, r);
         doc_add(d, S_H3, "Throughput");
         if (r->flops > 0)
             doc_printf(d, S_DIM, " at size %s, %.1f GFLOP per run", size, r->flops / 1e9);
