@@ -4,7 +4,8 @@
 # (the CUDA runtime, bf16, fixed-width ints); a block whose fence says
 # ```cuda continues is compiled after all the lesson's earlier blocks, the
 # way the lesson builds it up. Without nvcc every block is skipped, with
-# the reason.
+# the reason. Every line of every block (code or diagram) also fits in 76
+# columns, so that the app shows it whole at 80 x 24.
 cd "$(dirname "$0")/.." || exit 1
 NVCC=${GPUCOURSE_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 T=$(mktemp -d)
@@ -44,5 +45,9 @@ for lesson in course/*/lesson.md; do
         fi
         k=$((k + 1))
     done
+    n=$((n + 1))
+    wide=$(awk '/^```/ { inside = !inside; next } inside && length($0) > 76 { print FILENAME ":" NR ": " length($0) " columns" }' "$lesson")
+    if [ -z "$wide" ]; then echo "ok $n - $lesson: every code line fits in 76 columns"
+    else echo "not ok $n - $lesson: code lines wider than 76 columns"; echo "$wide" | sed 's/^/# /'; fi
 done
 echo "1..$n"
