@@ -595,19 +595,26 @@ char *course_locate(const char *option) {
     }
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) && is_course_dir(cwd)) return xstrdup(cwd);
+    /* Beside the binary, wherever it is started from (through a link too:
+     * /proc/self/exe is the real file): installed by make install
+     * (PREFIX/bin/gpucourse, the data in PREFIX/share/gpucourse), or in the
+     * repository's build tree (build/gpucourse, the course in ..). */
+    static const char *const beside[] = {"../share/gpucourse", ".."};
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
         char *bin = path_dirname(exe);
-        char *installed = xprintf("%s/../share/gpucourse", bin);
-        free(bin);
-        if (is_course_dir(installed)) {
-            char *real = realpath(installed, NULL);
-            free(installed);
-            return real;
+        for (size_t i = 0; i < ARRAY_SIZE(beside); i++) {
+            char *dir = path_join(bin, beside[i]);
+            char *real = is_course_dir(dir) ? realpath(dir, NULL) : NULL;
+            free(dir);
+            if (real) {
+                free(bin);
+                return real;
+            }
         }
-        free(installed);
+        free(bin);
     }
     return error("no course found: run gpucourse in the course's directory, or give --course DIR or "
                  "GPUCOURSE_COURSE"),

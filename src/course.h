@@ -75,9 +75,9 @@ char *course_kind_path(const Course *c, const char *kind);
 /* "1000" or "16384x16383" */
 void size_text(const SizeSpec *s, char *buf, size_t size);
 
-/* Where the course is: --course DIR, GPUCOURSE_COURSE, the current directory,
- * or the data installed beside the binary (../share/gpucourse). Returns a
- * malloc'd path, or NULL with error set. */
+/* Where the course is, the first of: --course DIR, GPUCOURSE_COURSE, the
+ * current directory, beside the binary (installed: ../share/gpucourse; in
+ * the build tree: ..). Returns a malloc'd path, or NULL with error set. */
 char *course_locate(const char *option);
 
 #endif

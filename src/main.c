@@ -48,7 +48,7 @@ static const char usage_text[] =
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
-    "  --course DIR               the course (default: ., $GPUCOURSE_COURSE, or installed)\n"
+    "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
@@ -568,7 +568,7 @@ static int cmd_doctor(const Options *o) {
         strlist_free(&problems);
         free(root);
     } else {
-        doctor_line(false, "course", last_error(), "run gpucourse where the course is, or give --course DIR");
+        doctor_line(false, "course", last_error(), "run gpucourse where the course is, give --course DIR, or make install");
         code = EXIT_SETUP;
     }
     toolchain_free(&t);

@@ -118,6 +118,8 @@ t_bad_course() { code_is 65 "$GC" --course "$T/bad" check-course &&
 check "check-course on a broken course: file:line:col messages, exit 65" t_bad_course
 t_bad_course_grade() { code_is 65 "$GC" --course "$T/bad" list && has_err "run 'gpucourse check-course'"; }
 check "other commands refuse a broken course with exit 65" t_bad_course_grade
+t_cwd_first() { (cd "$T/bad" && unset GPUCOURSE_COURSE && code_is 65 "$GC" list) && has_err "run 'gpucourse check-course'"; }
+check "the current directory's course comes before the build tree's" t_cwd_first
 
 t_check_course() { code_is 0 "$GC" check-course && has "YAML valid" && has "ex07 fused_axpy_relu" &&
                    has "GPU checks skipped" && has "check-course: ok"; }
@@ -129,6 +131,15 @@ t_install() { make -s install PREFIX=/usr DESTDIR="$T/root" >"$T/got" 2>&1 || { 
               test -f "$T/root/usr/share/gpucourse/harness/main.cu" &&
               (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/root/usr/bin/gpucourse" list) && has "Chapter 1: The thread hierarchy"; }
 check "make install (PREFIX, DESTDIR): the installed binary finds the installed course" t_install
+
+# build/gpucourse finds the course beside itself from any directory (also
+# through a link, as from ~/bin); a copy elsewhere finds none
+mkdir -p "$T/bin" && cp "$GC" "$T/bin/copy" && ln -s "$GC" "$T/bin/link"
+t_build_tree() { (cd / && unset GPUCOURSE_COURSE && code_is 0 "$GC" list) && has "Chapter 1: The thread hierarchy" &&
+                 (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/bin/link" show ex01) && has "ex01 vector_add"; }
+check "build/gpucourse (or a link to it) finds its course from any directory" t_build_tree
+t_copy_elsewhere() { (cd / && unset GPUCOURSE_COURSE && code_is 65 "$T/bin/copy" list) && has_err "no course found"; }
+check "a copy of the binary outside the build tree finds no course: exit 65" t_copy_elsewhere
 
 # Compiler output that is not UTF-8 and carries escapes (a student's #error,
 # cut in the middle of a character): strict JSON, well-formed XML, and text
