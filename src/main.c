@@ -40,7 +40,7 @@ static const char usage_text[] =
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
     "\n"
-    "EX is an exercise id (ex07), its number (7) or its name (vector_add).\n"
+    "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add).\n"
     "With no command, on a terminal: the course app; elsewhere, the course as text.\n"
     "\n"
     "options:\n"
@@ -119,9 +119,11 @@ static void session_close(Session *s) {
     course_free(s->course);
 }
 
+/* The exercise named on the command line; NULL after saying why (the caller
+ * exits with EXIT_USAGE). */
 static Exercise *find_exercise(Session *s, const char *key) {
-    Exercise *e = key ? course_find(s->course, key) : NULL;
-    if (!e) fprintf(stderr, "gpucourse: no exercise '%s'; 'gpucourse list' shows them\n", key ? key : "");
+    Exercise *e = course_find(s->course, key ? key : "");
+    if (!e) fprintf(stderr, "gpucourse: %s\nTry 'gpucourse list'.\n", last_error());
     return e;
 }
 

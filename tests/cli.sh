@@ -29,6 +29,18 @@ check "unknown command: usage error 64" sh -c "$GC frobnicate; test \$? = 64"
 check "unknown option: usage error 64" sh -c "$GC --bogus list; test \$? = 64"
 check "grade without an exercise: usage error 64" sh -c "$GC grade; test \$? = 64"
 check "unknown exercise: usage error 64" sh -c "$GC show ex99 2>&1; test \$? = 64"
+t_id_forms() { for k in ex7 ex07 EX07 7 07 ex007 fused_axpy_relu FUSED_AXPY_RELU; do
+                   code_is 0 "$GC" show "$k" && has "^ex07 fused_axpy_relu" || { echo "for '$k'"; return 1; }; done; }
+check "exercise ids as people type them: ex7, ex07, EX07, 7, 07, ex007, the name" t_id_forms
+t_id_odd() { for k in +7 ' 7' 7x ''; do
+                 code_is 64 "$GC" show "$k" && has_err "^gpucourse: no exercise '$k'\$" && has_err "Try 'gpucourse list'" ||
+                     { echo "for '$k'"; return 1; }; done; }
+check "odd ids (+7, ' 7', 7x, empty): usage error 64" t_id_odd
+t_id_past() { code_is 64 "$GC" show ex99 && has_err "no exercise 'ex99': the course has ex01 to ex[0-9][0-9]\$"; }
+check "a number past the course: its range of ids" t_id_past
+t_id_typo() { code_is 64 "$GC" grade vector_ad && has_err "no exercise 'vector_ad'; did you mean ex01 (vector_add)?" &&
+              code_is 64 "$GC" hint exx07 && has_err "did you mean ex07 (fused_axpy_relu)?"; }
+check "a typo in a name or an id: the nearest one" t_id_typo
 check "bad --format: usage error 64" sh -c "$GC grade ex01 --format xml; test \$? = 64"
 t_seed_negative() { code_is 64 "$GC" grade ex01 --seed -5 && has_err "takes a positive number, not '-5'"; }
 check "a negative --seed: usage error 64" t_seed_negative
