@@ -535,7 +535,8 @@ static int cmd_doctor(const Options *o) {
     free(cublas);
     char *cuobjdump = toolchain_tool(&t, "cuobjdump");
     doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
-                "needed only to check required SASS instructions; it ships with the full CUDA Toolkit");
+                "grading works, but without checking for the instructions an exercise requires (README.md); "
+                "it ships with the full CUDA Toolkit (cuda-cuobjdump)");
     free(cuobjdump);
     SandboxStatus sb;
     sandbox_probe(&sb);
