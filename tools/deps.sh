@@ -16,13 +16,14 @@
 CC=${CC:-cc}
 
 has_command() { command -v "$1" >/dev/null 2>&1; }
-# The compiler's own include path, so that what it finds is what make builds with.
-has_header() { printf '%s\n' "$@" | "$CC" -E -x c - >/dev/null 2>&1; }
+# The compiler's own include path, so that what it finds is what make builds
+# with ($CC unquoted: it may be "ccache cc").
+has_header() { printf '%s\n' "$@" | $CC -E -x c - >/dev/null 2>&1; }
 
 # present PACKAGE: the package, or what make needs of it, is here
 present() {
     case $1 in
-    build-essential) has_command "$CC" && has_command make ;;
+    build-essential) has_command "${CC%% *}" && has_command make ;;
     pkg-config) has_command pkg-config ;;
     libyaml-dev) has_header '#include <yaml.h>' ;;
     libncurses-dev) pkg-config --exists ncursesw 2>/dev/null ;;
