@@ -67,8 +67,11 @@ $(B)/tests/test_rules: $(B)/tests/test_rules.o $(B)/harness/rules.o $(CORE_OBJS)
 $(B)/tests/test_sandbox: $(B)/tests/test_sandbox.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -lpthread
 
+# Then how to start it again without make, from any directory.
 run: $(B)/gpucourse
-	./$(B)/gpucourse
+	@./$(B)/gpucourse; rc=$$?; \
+	echo "To start gpucourse again, from any directory: $(abspath $(B))/gpucourse (or make install, then gpucourse)"; \
+	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
 	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/tui.sh
