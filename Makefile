@@ -35,7 +35,14 @@ TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
 all: $(B)/gpucourse
 
-$(B)/%.o: %.c
+# The packages that building needs (make test: also what the tests need):
+# tools/deps.sh installs what is missing on Debian or Ubuntu when it may, or
+# prints the apt-get line and stops. Silent when everything is there.
+DEPS := $(if $(filter test,$(MAKECMDGOALS)),test,build)
+deps:
+	@CC='$(CC)' tools/deps.sh $(DEPS)
+
+$(B)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -60,11 +67,14 @@ $(B)/tests/test_rules: $(B)/tests/test_rules.o $(B)/harness/rules.o $(CORE_OBJS)
 $(B)/tests/test_sandbox: $(B)/tests/test_sandbox.o $(CORE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS) -lpthread
 
+# Then how to start it again without make, from any directory.
 run: $(B)/gpucourse
-	./$(B)/gpucourse
+	@./$(B)/gpucourse; rc=$$?; \
+	echo "To start gpucourse again, from any directory: $(abspath $(B))/gpucourse (or make install, then gpucourse)"; \
+	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/snippets.sh tests/cli.sh tests/tui.sh
+	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/tui.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh
@@ -103,5 +113,5 @@ $(B)/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/src/util.o $(B)/src/yamlguard.o $(B)/src/co
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all run test test-gpu install uninstall asan fuzz clean
+.PHONY: all deps run test test-gpu install uninstall asan fuzz clean
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -49,7 +49,7 @@ int toolchain_find(Toolchain *t) {
     }
     if (!t->nvcc && access("/usr/local/cuda/bin/nvcc", X_OK) == 0) t->nvcc = xstrdup("/usr/local/cuda/bin/nvcc");
     if (!t->nvcc)
-        return error("nvcc not found: install the CUDA Toolkit (12.8 or later, for sm_90a) and put its bin/ "
+        return error("nvcc not found: install the CUDA Toolkit (12.0 or later, for sm_90a) and put its bin/ "
                      "on PATH, e.g. export PATH=/usr/local/cuda/bin:$PATH, or set GPUCOURSE_NVCC");
     char *real = realpath(t->nvcc, NULL);
     if (real) {

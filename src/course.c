@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -552,15 +553,68 @@ void course_free(Course *c) {
     free(c);
 }
 
+/* The number in "7", "07", "ex7", "EX007": digits only, after an optional
+ * "ex"; -1 for anything else (strtol would take "+7", " 7" and "7x"). Stops
+ * growing past any course's size, so that many digits cannot overflow. */
+static long exercise_number(const char *key) {
+    if (!strncasecmp(key, "ex", 2)) key += 2;
+    if (!*key) return -1;
+    long n = 0;
+    for (; *key; key++) {
+        if (*key < '0' || *key > '9') return -1;
+        if (n < 1000000) n = n * 10 + (*key - '0');
+    }
+    return n;
+}
+
+/* Levenshtein distance, ignoring case; INT_MAX for strings too long to be a
+ * typo of an id or a name. */
+static int edit_distance(const char *a, const char *b) {
+    enum { MAX_LEN = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > MAX_LEN || lb > MAX_LEN) return INT_MAX;
+    int row[MAX_LEN + 1]; /* row[j]: distance from a[0..i) to b[0..j) */
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diagonal = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int above = row[j];
+            int d = above + 1;                                 /* drop a[i-1] */
+            if (row[j - 1] + 1 < d) d = row[j - 1] + 1;        /* add b[j-1] */
+            int change = diagonal + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            if (change < d) d = change;                        /* keep or replace */
+            row[j] = d;
+            diagonal = above;
+        }
+    }
+    return row[lb];
+}
+
 Exercise *course_find(const Course *c, const char *key) {
-    char *end;
-    long number = strtol(key, &end, 10);
     for (int i = 0; i < c->nexercises; i++) {
         Exercise *e = &c->exercises[i];
-        if (!strcmp(e->id, key) || !strcmp(e->name, key)) return e;
-        if (*key && !*end && number == i + 1) return e;
+        if (!strcasecmp(e->id, key) || !strcasecmp(e->name, key)) return e;
     }
-    return NULL;
+    /* ids are ex01, ex02, ... in course order (checked by course_load) */
+    long number = exercise_number(key);
+    if (number >= 1 && number <= c->nexercises) return &c->exercises[number - 1];
+    if (number >= 0 && c->nexercises > 0)
+        return error("no exercise '%s': the course has %s to %s", key, c->exercises[0].id,
+                     c->exercises[c->nexercises - 1].id),
+               NULL;
+    /* a typo: one or two letters off an id or a name, not half of it */
+    const Exercise *nearest = NULL;
+    int best = INT_MAX;
+    for (int i = 0; i < c->nexercises; i++) {
+        const char *fields[] = {c->exercises[i].id, c->exercises[i].name};
+        for (int f = 0; f < 2; f++) {
+            int d = edit_distance(key, fields[f]);
+            if (d <= 2 && 2 * d < (int)strlen(fields[f]) && d < best) nearest = &c->exercises[i], best = d;
+        }
+    }
+    if (nearest) return error("no exercise '%s'; did you mean %s (%s)?", key, nearest->id, nearest->name), NULL;
+    return error("no exercise '%s'", key), NULL;
 }
 
 char *course_stub_path(const Course *c, const Exercise *e) {
@@ -608,19 +662,26 @@ char *course_locate(const char *option) {
     }
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) && is_course_dir(cwd)) return xstrdup(cwd);
+    /* Beside the binary, wherever it is started from (through a link too:
+     * /proc/self/exe is the real file): installed by make install
+     * (PREFIX/bin/gpucourse, the data in PREFIX/share/gpucourse), or in the
+     * repository's build tree (build/gpucourse, the course in ..). */
+    static const char *const beside[] = {"../share/gpucourse", ".."};
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
         char *bin = path_dirname(exe);
-        char *installed = xprintf("%s/../share/gpucourse", bin);
-        free(bin);
-        if (is_course_dir(installed)) {
-            char *real = realpath(installed, NULL);
-            free(installed);
-            return real;
+        for (size_t i = 0; i < ARRAY_SIZE(beside); i++) {
+            char *dir = path_join(bin, beside[i]);
+            char *real = is_course_dir(dir) ? realpath(dir, NULL) : NULL;
+            free(dir);
+            if (real) {
+                free(bin);
+                return real;
+            }
         }
-        free(installed);
+        free(bin);
     }
     return error("no course found: run gpucourse in the course's directory, or give --course DIR or "
                  "GPUCOURSE_COURSE"),

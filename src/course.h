@@ -65,7 +65,11 @@ extern const char *const course_libraries[];
 Course *course_load(const char *root, StrList *problems);
 void course_free(Course *c);
 
-/* Finds an exercise by id (ex07), by number (7) or by name (vector_add). */
+/* The exercise a person means: its id (ex07) or name (vector_add) in any
+ * case, or its number with or without "ex" and leading zeros (7, 07, ex7,
+ * ex007). Nothing else ("+7", " 7", "7x", ""): NULL, with error set to
+ * "no exercise 'KEY'" and what helps: the course's range of ids for a
+ * number past it, the nearest id or name for a typo ("did you mean ..."). */
 Exercise *course_find(const Course *c, const char *key);
 
 /* Paths of an exercise's stub and reference solution (malloc'd). */
@@ -76,9 +80,9 @@ char *course_kind_path(const Course *c, const char *kind);
 /* "1000" or "16384x16383" */
 void size_text(const SizeSpec *s, char *buf, size_t size);
 
-/* Where the course is: --course DIR, GPUCOURSE_COURSE, the current directory,
- * or the data installed beside the binary (../share/gpucourse). Returns a
- * malloc'd path, or NULL with error set. */
+/* Where the course is, the first of: --course DIR, GPUCOURSE_COURSE, the
+ * current directory, beside the binary (installed: ../share/gpucourse; in
+ * the build tree: ..). Returns a malloc'd path, or NULL with error set. */
 char *course_locate(const char *option);
 
 #endif

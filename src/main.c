@@ -40,7 +40,7 @@ static const char usage_text[] =
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
     "\n"
-    "EX is an exercise id (ex07), its number (7) or its name (vector_add).\n"
+    "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add).\n"
     "With no command, on a terminal: the course app; elsewhere (a pipe, TERM dumb or unset),\n"
     "the course as text.\n"
     "\n"
@@ -49,7 +49,7 @@ static const char usage_text[] =
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
-    "  --course DIR               the course (default: ., $GPUCOURSE_COURSE, or installed)\n"
+    "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
@@ -120,9 +120,11 @@ static void session_close(Session *s) {
     course_free(s->course);
 }
 
+/* The exercise named on the command line; NULL after saying why (the caller
+ * exits with EXIT_USAGE). */
 static Exercise *find_exercise(Session *s, const char *key) {
-    Exercise *e = key ? course_find(s->course, key) : NULL;
-    if (!e) fprintf(stderr, "gpucourse: no exercise '%s'; 'gpucourse list' shows them\n", key ? key : "");
+    Exercise *e = course_find(s->course, key ? key : "");
+    if (!e) fprintf(stderr, "gpucourse: %s\nTry 'gpucourse list'.\n", last_error());
     return e;
 }
 
@@ -538,7 +540,8 @@ static int cmd_doctor(const Options *o) {
     free(cublas);
     char *cuobjdump = toolchain_tool(&t, "cuobjdump");
     doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
-                "needed only to check required SASS instructions; it ships with the full CUDA Toolkit");
+                "grading works, but without checking for the instructions an exercise requires (README.md); "
+                "it ships with the full CUDA Toolkit (cuda-cuobjdump)");
     free(cuobjdump);
     SandboxStatus sb;
     sandbox_probe(&sb);
@@ -573,7 +576,7 @@ static int cmd_doctor(const Options *o) {
         strlist_free(&problems);
         free(root);
     } else {
-        doctor_line(false, "course", last_error(), "run gpucourse where the course is, or give --course DIR");
+        doctor_line(false, "course", last_error(), "run gpucourse where the course is, give --course DIR, or make install");
         code = EXIT_SETUP;
     }
     toolchain_free(&t);

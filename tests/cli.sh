@@ -29,6 +29,18 @@ check "unknown command: usage error 64" sh -c "$GC frobnicate; test \$? = 64"
 check "unknown option: usage error 64" sh -c "$GC --bogus list; test \$? = 64"
 check "grade without an exercise: usage error 64" sh -c "$GC grade; test \$? = 64"
 check "unknown exercise: usage error 64" sh -c "$GC show ex99 2>&1; test \$? = 64"
+t_id_forms() { for k in ex7 ex07 EX07 7 07 ex007 fused_axpy_relu FUSED_AXPY_RELU; do
+                   code_is 0 "$GC" show "$k" && has "^ex07 fused_axpy_relu" || { echo "for '$k'"; return 1; }; done; }
+check "exercise ids as people type them: ex7, ex07, EX07, 7, 07, ex007, the name" t_id_forms
+t_id_odd() { for k in +7 ' 7' 7x ''; do
+                 code_is 64 "$GC" show "$k" && has_err "^gpucourse: no exercise '$k'\$" && has_err "Try 'gpucourse list'" ||
+                     { echo "for '$k'"; return 1; }; done; }
+check "odd ids (+7, ' 7', 7x, empty): usage error 64" t_id_odd
+t_id_past() { code_is 64 "$GC" show ex99 && has_err "no exercise 'ex99': the course has ex01 to ex[0-9][0-9]\$"; }
+check "a number past the course: its range of ids" t_id_past
+t_id_typo() { code_is 64 "$GC" grade vector_ad && has_err "no exercise 'vector_ad'; did you mean ex01 (vector_add)?" &&
+              code_is 64 "$GC" hint exx07 && has_err "did you mean ex07 (fused_axpy_relu)?"; }
+check "a typo in a name or an id: the nearest one" t_id_typo
 check "bad --format: usage error 64" sh -c "$GC grade ex01 --format xml; test \$? = 64"
 t_seed_negative() { code_is 64 "$GC" grade ex01 --seed -5 && has_err "takes a positive number, not '-5'"; }
 check "a negative --seed: usage error 64" t_seed_negative
@@ -118,6 +130,8 @@ t_bad_course() { code_is 65 "$GC" --course "$T/bad" check-course &&
 check "check-course on a broken course: file:line:col messages, exit 65" t_bad_course
 t_bad_course_grade() { code_is 65 "$GC" --course "$T/bad" list && has_err "run 'gpucourse check-course'"; }
 check "other commands refuse a broken course with exit 65" t_bad_course_grade
+t_cwd_first() { (cd "$T/bad" && unset GPUCOURSE_COURSE && code_is 65 "$GC" list) && has_err "run 'gpucourse check-course'"; }
+check "the current directory's course comes before the build tree's" t_cwd_first
 
 t_check_course() { code_is 0 "$GC" check-course && has "YAML valid" && has "ex07 fused_axpy_relu" &&
                    has "GPU checks skipped" && has "check-course: ok"; }
@@ -129,6 +143,15 @@ t_install() { make -s install PREFIX=/usr DESTDIR="$T/root" >"$T/got" 2>&1 || { 
               test -f "$T/root/usr/share/gpucourse/harness/main.cu" &&
               (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/root/usr/bin/gpucourse" list) && has "Chapter 1: The thread hierarchy"; }
 check "make install (PREFIX, DESTDIR): the installed binary finds the installed course" t_install
+
+# build/gpucourse finds the course beside itself from any directory (also
+# through a link, as from ~/bin); a copy elsewhere finds none
+mkdir -p "$T/bin" && cp "$GC" "$T/bin/copy" && ln -s "$GC" "$T/bin/link"
+t_build_tree() { (cd / && unset GPUCOURSE_COURSE && code_is 0 "$GC" list) && has "Chapter 1: The thread hierarchy" &&
+                 (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/bin/link" show ex01) && has "ex01 vector_add"; }
+check "build/gpucourse (or a link to it) finds its course from any directory" t_build_tree
+t_copy_elsewhere() { (cd / && unset GPUCOURSE_COURSE && code_is 65 "$T/bin/copy" list) && has_err "no course found"; }
+check "a copy of the binary outside the build tree finds no course: exit 65" t_copy_elsewhere
 
 # Compiler output that is not UTF-8 and carries escapes (a student's #error,
 # cut in the middle of a character): strict JSON, well-formed XML, and text

@@ -82,6 +82,52 @@ static void test_valid_course(void **state) {
     tmpdir_remove(dir);
 }
 
+/* Exercise ids as people type them: the id or name in any case, the number
+ * with or without "ex" and leading zeros; nothing odd; and for what names no
+ * exercise, the message that helps (as the CLI prints it). */
+static void test_find_forms(void **state) {
+    (void)state;
+    char *dir = make_course(good_chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    Exercise *flip = &c->exercises[1];
+    static const char *const accepted[] = {"ex02", "EX02", "Ex2", "ex2", "ex002", "2", "02", "002", "flip", "FLIP"};
+    for (size_t i = 0; i < ARRAY_SIZE(accepted); i++) {
+        if (course_find(c, accepted[i]) != flip) fail_msg("'%s' does not find ex02", accepted[i]);
+    }
+    static const struct {
+        const char *key, *message;
+    } rejected[] = {
+        {"+2", "no exercise '+2'"},
+        {" 2", "no exercise ' 2'"},
+        {"2 ", "no exercise '2 '"},
+        {"2x", "no exercise '2x'"},
+        {"-2", "no exercise '-2'"},
+        {"0x2", "no exercise '0x2'"},
+        {"", "no exercise ''"},
+        {"ex", "no exercise 'ex'"},
+        {"ex 2", "no exercise 'ex 2'; did you mean ex02 (flip)?"},
+        {"ex3", "no exercise 'ex3': the course has ex01 to ex02"},
+        {"ex03", "no exercise 'ex03': the course has ex01 to ex02"},
+        {"0", "no exercise '0': the course has ex01 to ex02"},
+        {"99999999999999999999999", "no exercise '99999999999999999999999': the course has ex01 to ex02"},
+        {"flp", "no exercise 'flp'; did you mean ex02 (flip)?"},
+        {"Flipp", "no exercise 'Flipp'; did you mean ex02 (flip)?"},
+        {"exx01", "no exercise 'exx01'; did you mean ex01 (add)?"},
+        {"ad", "no exercise 'ad'; did you mean ex01 (add)?"},
+        {"a", "no exercise 'a'"}, /* two letters off a name of three: no guess */
+        {"multiply", "no exercise 'multiply'"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(rejected); i++) {
+        if (course_find(c, rejected[i].key)) fail_msg("'%s' finds an exercise", rejected[i].key);
+        assert_string_equal(last_error(), rejected[i].message);
+    }
+    course_free(c);
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+}
+
 /* Replaces the first occurrence of `from` in the good chapter with `to`,
  * loads it, and expects `count` problems, the first equal to `want`. */
 static void expect_problems(const char *from, const char *to, int count, const char *want) {
@@ -514,7 +560,8 @@ static void test_shipped_course(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_course),     cmocka_unit_test(test_several_timing_sizes),     cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_valid_course),     cmocka_unit_test(test_find_forms),
+        cmocka_unit_test(test_several_timing_sizes), cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key),
