@@ -148,6 +148,11 @@ static Exercise *next_exercise(Session *s) {
 /* ------------------------------------------------------------ commands */
 
 static int cmd_list(Session *s) {
+    int name_width = 0; /* the longest name sets the column */
+    for (int i = 0; i < s->course->nexercises; i++) {
+        int len = (int)strlen(s->course->exercises[i].name);
+        if (len > name_width) name_width = len;
+    }
     printf("%s\n", s->course->title);
     for (int c = 0; c < s->course->nchapters; c++) {
         Chapter *ch = &s->course->chapters[c];
@@ -156,7 +161,7 @@ static int cmd_list(Session *s) {
         printf("\nChapter %d: %s  (%d/%d passed)\n", c + 1, ch->title, passed, ch->count);
         for (int i = 0; i < ch->count; i++) {
             Exercise *e = &s->course->exercises[ch->first + i];
-            printf("  %s %s  %-18s %s\n", status_mark(status_of(s, e)), e->id, e->name, e->summary);
+            printf("  %s %s  %-*s  %s\n", status_mark(status_of(s, e)), e->id, name_width, e->name, e->summary);
         }
     }
     printf("\n[ ] not started  [~] attempted  [c] compiles  [=] correct, not fast enough  [x] passed\n");

@@ -49,7 +49,8 @@ check "an option without its value says so: usage error 64" t_missing_value
 t_all_and_chapter() { code_is 64 "$GC" grade --all --chapter 1 && has_err "exclude each other"; }
 check "--all with --chapter: usage error 64" t_all_and_chapter
 
-t_list() { code_is 0 "$GC" list && has "Chapter 1: The thread hierarchy" && has "\[ \] ex01  vector_add" && has "Next: ex01"; }
+t_list() { code_is 0 "$GC" list && has "Chapter 1: The thread hierarchy" && has "\[ \] ex01  vector_add" && has "Next: ex01" &&
+           has "ex18  vectorized_transpose  float4"; } # the longest name sets the column
 check "list shows chapters, exercises and the next one" t_list
 t_workspace() { test -f "$T/ws/exercises/ex01_vector_add.cu" && cmp -s exercises/ex01_vector_add.cu "$T/ws/exercises/ex01_vector_add.cu"; }
 check "the workspace gets a copy of every stub" t_workspace
