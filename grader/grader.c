@@ -723,6 +723,7 @@ static void record(Progress *p, void *ctx) {
     snprintf(x->last_attempt, sizeof x->last_attempt, "%s", now);
     snprintf(x->last_verdict, sizeof x->last_verdict, "%s", verdict_key(rc->r->verdict));
     ExStatus s = verdict_status(rc->r->verdict);
+    if (rc->r->verdict == V_TIMEOUT && !rc->r->compile_log) s = ST_ATTEMPTED; /* the compiler never finished */
     if (s > x->status) x->status = s;
     if (rc->r->verdict == V_PASS && !x->passed_at[0]) snprintf(x->passed_at, sizeof x->passed_at, "%s", now);
     if (rc->r->timed && rc->r->verdict != V_WRONG) {

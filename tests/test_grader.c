@@ -456,6 +456,27 @@ static void test_record_progress(void **state) {
     tmpdir_remove(dir);
 }
 
+/* A compile that never finished is an attempt, not code that compiles; a
+ * kernel that hangs did compile. */
+static void test_record_timeouts(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    Workspace w = {.root = dir, .progress = path_join(dir, "progress.yaml")};
+    Exercise e = exercise();
+    GradeResult r = {.verdict = V_TIMEOUT}; /* no compile log: nvcc was stopped */
+    assert_int_equal(grade_record(&w, &e, &r, NULL), 0);
+    Progress p;
+    assert_int_equal(progress_load(w.progress, &p), 0);
+    assert_int_equal(progress_get(&p, "ex01", false)->status, ST_ATTEMPTED);
+    progress_free(&p);
+    r.compile_log = "";  /* compiled, then the kernel hung */
+    assert_int_equal(grade_record(&w, &e, &r, NULL), 0);
+    assert_int_equal(progress_load(w.progress, &p), 0);
+    assert_int_equal(progress_get(&p, "ex01", false)->status, ST_COMPILES);
+    progress_free(&p);
+    free(w.progress);
+    tmpdir_remove(dir);
+}
 
 /* The judge's violations: the student's code broke a rule the verdict
  * depends on. Each names what happened. */
@@ -770,7 +791,7 @@ int main(void) {
         cmocka_unit_test(test_forged_results_ignored), cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_exit_codes_distinct), cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
-        cmocka_unit_test(test_record_progress), cmocka_unit_test(test_violations),
+        cmocka_unit_test(test_record_progress), cmocka_unit_test(test_record_timeouts), cmocka_unit_test(test_violations),
         cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_library_floor),
         cmocka_unit_test(test_json_report_hostile_bytes), cmocka_unit_test(test_junit_report_hostile_bytes),
         cmocka_unit_test(test_text_report_hostile_bytes), cmocka_unit_test(test_utf8_decode),
