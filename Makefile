@@ -114,4 +114,7 @@ clean:
 	rm -rf $(B) build-asan build-fuzz
 
 .PHONY: all deps run test test-gpu install uninstall asan fuzz clean
+# Keep the test objects (made through a pattern chain): make would delete
+# them after the run, and its rm line would follow the test summary.
+.SECONDARY:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
