@@ -13,7 +13,7 @@
 // Global -> shared: cp.async, 16 bytes per instruction, through a ring of
 // 3 stages of 32 KB. A chunk that lies outside the matrix is zero-filled
 // (src-size 0), but only tiles at the matrix's edges test: a tile wholly
-// inside copies without a test per chunk, which is worth 10-15% (the
+// inside copies without a test per chunk, which is worth 15-18% (the
 // tests and their registers sit inside the k loop). This needs every row
 // to start on 16 bytes: K and N multiples of 8. Other shapes take the
 // same kernel with plain loads (kAsync = false).
