@@ -60,6 +60,8 @@ static const char usage_text[] =
     "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
+    "  --kind KIND, --title T     new exercise: its problem kind (harness/kinds/KIND.cu); new: a title\n"
+    "  --runs N                   check-course --calibrate: gradings per reference (1 to 100, default 5)\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
     "\n"
