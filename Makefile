@@ -24,13 +24,13 @@ ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS := $(YAML_LIBS) -ldl
 
 B := build
-CORE_SRCS := src/util.c src/proc.c src/course.c src/yamlguard.c src/progress.c src/workspace.c \
-             grader/toolchain.c grader/grader.c grader/report.c grader/libscan.c harness/sandbox.c
+CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
+             grader/toolchain.c grader/grader.c grader/calibrate.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
 TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
-TESTS := test_course test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules
+TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules
 TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
 all: $(B)/gpucourse
@@ -74,7 +74,7 @@ run: $(B)/gpucourse
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/tui.sh
+	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/authoring.sh tests/tui.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh

@@ -487,7 +487,13 @@ void course_parts_free(CourseParts *p) {
 
 int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
                              CourseParts *parts, char **log) {
-    char *hdir = path_join(c->root, "harness");
+    memset(parts, 0, sizeof *parts);
+    if (log) *log = NULL;
+    if (!c->harness_dir)
+        return error("no harness: the course has no harness/main.cu, and none is installed beside gpucourse "
+                     "(make install puts it in PREFIX/share/gpucourse/harness)");
+    /* the shared harness, also for a course of its own; the kind may be the course's own */
+    char *hdir = xstrdup(c->harness_dir);
     char *judge_cu[] = {path_join(hdir, "main.cu"), path_join(hdir, "runner.cu"), path_join(hdir, "protocol.cu"),
                         path_join(hdir, "rules.c"), path_join(hdir, "sandbox.c"), course_kind_path(c, e->kind)};
     /* the judge with its trusted runner; the student's runner: no judge, no vendor library */

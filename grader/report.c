@@ -147,7 +147,7 @@ static void json_stringn(FILE *out, const char *s, size_t len) {
 
 void json_string(FILE *out, const char *s) { json_stringn(out, s ? s : "", s ? strlen(s) : 0); }
 
-static void json_number(FILE *out, double v) {
+void json_number(FILE *out, double v) {
     if (v != v || v > 1e300 || v < -1e300) fputs("null", out);
     else fprintf(out, "%.6g", v);
 }

@@ -19,5 +19,7 @@ void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, i
 /* JSON string with quotes and escapes, valid UTF-8 whatever s holds
  * (U+FFFD for bytes that are not). */
 void json_string(FILE *out, const char *s);
+/* A number, or null for NaN and infinities (not JSON). */
+void json_number(FILE *out, double v);
 
 #endif

@@ -419,7 +419,7 @@ static bool parse_chapter(Course *c, const char *dir, int number, bool check_ord
     }
     yaml_node_t *list = map_get(&y, root, "exercises");
     if (!list || list->type != YAML_SEQUENCE_NODE || list->data.sequence.items.top == list->data.sequence.items.start) {
-        problem_at(&y, list ? list : root, "'exercises' must be a non-empty list");
+        problem_at(&y, list ? list : root, "'exercises' must be a non-empty list (add one: gpucourse new exercise %s NAME --kind KIND)", dir);
         goto close;
     }
     for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
@@ -476,6 +476,7 @@ Course *course_load(const char *root, StrList *problems) {
     int before = problems->count;
     Course *c = xcalloc(1, sizeof *c);
     c->root = xstrdup(root);
+    c->harness_dir = course_harness_dir(root);
     char *path = path_join(root, "course/course.yaml");
     Yaml y;
     if (yaml_open(&y, path, "course/course.yaml", problems)) {
@@ -529,6 +530,58 @@ Course *course_load(const char *root, StrList *problems) {
     return c;
 }
 
+/* The scalars of a list's entries, or of one key of each entry (a mapping). */
+static void outline_list(Yaml *y, yaml_node_t *list, const char *key, StrList *out) {
+    if (!list || list->type != YAML_SEQUENCE_NODE) return;
+    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(y, *it);
+        const char *s = scalar(key ? map_get(y, item, key) : item);
+        strlist_add(out, s ? s : "");
+    }
+}
+
+int course_outline(const char *root, CourseOutline *o, StrList *problems) {
+    memset(o, 0, sizeof *o);
+    int before = problems->count;
+    char *path = path_join(root, "course/course.yaml");
+    Yaml y;
+    StrList dirs = {0};
+    if (yaml_open(&y, path, "course/course.yaml", problems)) {
+        outline_list(&y, map_get(&y, yaml_document_get_root_node(&y.doc), "chapters"), NULL, &dirs);
+        yaml_close(&y);
+    }
+    free(path);
+    o->chapters = xcalloc((size_t)dirs.count + 1, sizeof *o->chapters);
+    for (int k = 0; k < dirs.count; k++) {
+        OutlineChapter *ch = &o->chapters[o->nchapters++];
+        ch->dir = xstrdup(dirs.items[k]);
+        char *rel = xprintf("course/%s/chapter.yaml", ch->dir);
+        char *cpath = path_join(root, rel);
+        if (yaml_open(&y, cpath, rel, problems)) {
+            yaml_node_t *list = map_get(&y, yaml_document_get_root_node(&y.doc), "exercises");
+            outline_list(&y, list, "id", &ch->ids);
+            outline_list(&y, list, "name", &ch->names);
+            outline_list(&y, list, "file", &ch->files);
+            yaml_close(&y);
+        }
+        free(cpath);
+        free(rel);
+    }
+    strlist_free(&dirs);
+    return problems->count > before ? -1 : 0;
+}
+
+void course_outline_free(CourseOutline *o) {
+    for (int k = 0; k < o->nchapters; k++) {
+        free(o->chapters[k].dir);
+        strlist_free(&o->chapters[k].ids);
+        strlist_free(&o->chapters[k].names);
+        strlist_free(&o->chapters[k].files);
+    }
+    free(o->chapters);
+    memset(o, 0, sizeof *o);
+}
+
 static void exercise_free(Exercise *e) {
     free(e->id), free(e->name), free(e->title), free(e->kind), free(e->file);
     free(e->summary), free(e->task), free(e->check_sizes), free(e->timing_sizes), free(e->where);
@@ -550,6 +603,7 @@ void course_free(Course *c) {
     free(c->chapters);
     free(c->title);
     free(c->root);
+    free(c->harness_dir);
     free(c);
 }
 
@@ -631,12 +685,23 @@ char *course_solution_path(const Course *c, const Exercise *e) {
     return p;
 }
 
-char *course_kind_path(const Course *c, const char *kind) {
+char *course_kind_file(const char *root, const char *harness_dir, const char *kind) {
     char *rel = xprintf("harness/kinds/%s.cu", kind);
-    char *p = path_join(c->root, rel);
+    char *own = path_join(root, rel);
     free(rel);
-    return p;
+    if (file_exists(own) || !harness_dir) return own;
+    rel = xprintf("kinds/%s.cu", kind);
+    char *shared = path_join(harness_dir, rel);
+    free(rel);
+    if (!file_exists(shared)) {
+        free(shared);
+        return own;
+    }
+    free(own);
+    return shared;
 }
+
+char *course_kind_path(const Course *c, const char *kind) { return course_kind_file(c->root, c->harness_dir, kind); }
 
 void size_text(const SizeSpec *s, char *buf, size_t size) {
     size_t n = 0;
@@ -645,11 +710,43 @@ void size_text(const SizeSpec *s, char *buf, size_t size) {
         n += (size_t)snprintf(buf + n, size - n, "%s%lld", k ? "x" : "", s->d[k]);
 }
 
-static bool is_course_dir(const char *dir) {
-    char *p = path_join(dir, "course/course.yaml");
+static bool dir_has(const char *dir, const char *file) {
+    char *p = path_join(dir, file);
     bool ok = file_exists(p);
     free(p);
     return ok;
+}
+
+static bool is_course_dir(const char *dir) { return dir_has(dir, "course/course.yaml"); }
+
+/* The first directory beside the binary that has `marker`, wherever the
+ * binary is started from (through a link too: /proc/self/exe is the real
+ * file): installed by make install (PREFIX/bin/gpucourse, the data in
+ * PREFIX/share/gpucourse), or in the repository's build tree
+ * (build/gpucourse, the course in ..). malloc'd, or NULL. */
+static char *beside_binary(const char *marker) {
+    static const char *const beside[] = {"../share/gpucourse", ".."};
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *bin = path_dirname(exe);
+    char *found = NULL;
+    for (size_t i = 0; i < ARRAY_SIZE(beside) && !found; i++) {
+        char *dir = path_join(bin, beside[i]);
+        if (dir_has(dir, marker)) found = realpath(dir, NULL);
+        free(dir);
+    }
+    free(bin);
+    return found;
+}
+
+char *course_harness_dir(const char *root) {
+    if (dir_has(root, "harness/main.cu")) return path_join(root, "harness");
+    char *home = beside_binary("harness/main.cu");
+    char *dir = home ? path_join(home, "harness") : NULL;
+    free(home);
+    return dir;
 }
 
 char *course_locate(const char *option) {
@@ -662,27 +759,8 @@ char *course_locate(const char *option) {
     }
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) && is_course_dir(cwd)) return xstrdup(cwd);
-    /* Beside the binary, wherever it is started from (through a link too:
-     * /proc/self/exe is the real file): installed by make install
-     * (PREFIX/bin/gpucourse, the data in PREFIX/share/gpucourse), or in the
-     * repository's build tree (build/gpucourse, the course in ..). */
-    static const char *const beside[] = {"../share/gpucourse", ".."};
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *bin = path_dirname(exe);
-        for (size_t i = 0; i < ARRAY_SIZE(beside); i++) {
-            char *dir = path_join(bin, beside[i]);
-            char *real = is_course_dir(dir) ? realpath(dir, NULL) : NULL;
-            free(dir);
-            if (real) {
-                free(bin);
-                return real;
-            }
-        }
-        free(bin);
-    }
+    char *real = beside_binary("course/course.yaml");
+    if (real) return real;
     return error("no course found: run gpucourse in the course's directory, or give --course DIR or "
                  "GPUCOURSE_COURSE"),
            NULL;

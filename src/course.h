@@ -49,6 +49,7 @@ typedef struct {
 
 typedef struct {
     char *root;                /* the directory that holds course/, exercises/, ... */
+    char *harness_dir;         /* the shared harness (main.cu, harness.h): see course_harness_dir */
     char *title;
     Chapter *chapters;
     int nchapters;
@@ -76,6 +77,32 @@ Exercise *course_find(const Course *c, const char *key);
 char *course_stub_path(const Course *c, const Exercise *e);
 char *course_solution_path(const Course *c, const Exercise *e);
 char *course_kind_path(const Course *c, const char *kind);
+
+/* The shared harness (main.cu, runner.cu, harness.h, ...) of the course under
+ * root: its own harness/ when that has main.cu (this repository), else
+ * gpucourse's beside the binary (installed, or the build tree's), so that a
+ * course of its own needs no copy. malloc'd; NULL when there is none. */
+char *course_harness_dir(const char *root);
+/* A kind's file: the course's own harness/kinds/KIND.cu, else the shared
+ * harness's kinds/KIND.cu; the course's path when neither has it. */
+char *course_kind_file(const char *root, const char *harness_dir, const char *kind);
+
+/* What `gpucourse new` needs of a course that may not load yet (a chapter
+ * without exercises, as `new chapter` leaves it): the chapter directories in
+ * order and the ids, names and files of their exercises. Only files that
+ * cannot be read or parsed are problems: -1 then. */
+typedef struct {
+    char *dir;
+    StrList ids, names, files;
+} OutlineChapter;
+
+typedef struct {
+    OutlineChapter *chapters;
+    int nchapters;
+} CourseOutline;
+
+int course_outline(const char *root, CourseOutline *o, StrList *problems);
+void course_outline_free(CourseOutline *o);
 
 /* "1000" or "16384x16383" */
 void size_text(const SizeSpec *s, char *buf, size_t size);

@@ -2,6 +2,7 @@
  * the course model (course.c), the workspace and progress, and the grader. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,10 @@
 #include "../grader/report.h"
 #include "../harness/sandbox.h"
 #include "../grader/toolchain.h"
+#include "../grader/calibrate.h"
 #include "course.h"
 #include "progress.h"
+#include "scaffold.h"
 #include "workspace.h"
 #include "../tui/tui.h"
 
@@ -36,7 +39,13 @@ static const char usage_text[] =
     "  reset EX             restore the stub (your file is kept in backups/)\n"
     "  watch [EX]           grade again on every save of EX (default: of any exercise)\n"
     "  progress             your progress through the course\n"
-    "  check-course         validate the course (for instructors)\n"
+    "  check-course         validate the course (for instructors; --format json for CI)\n"
+    "  check-course --calibrate [EX...] [--runs N]\n"
+    "                       grade each reference N times (default 5): measured ratios, floors to paste\n"
+    "  new chapter NAME     a chapter at the end of the course: chapter.yaml, lesson.md\n"
+    "  new exercise CHAPTER NAME --kind KIND\n"
+    "                       the chapter's next exercise: its YAML entry, stub and reference\n"
+    "  new course DIR       a course of its own in DIR (use it with --course DIR)\n"
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
     "\n"
@@ -45,12 +54,14 @@ static const char usage_text[] =
     "the course as text.\n"
     "\n"
     "options:\n"
-    "  --format text|json|junit   output of grade (default text)\n"
+    "  --format text|json|junit   output of grade (default text); check-course: text or json\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
     "  --workspace DIR            your files and progress (default: $GPUCOURSE_WORKSPACE or ~/gpucourse)\n"
+    "  --kind KIND, --title T     new exercise: its problem kind (harness/kinds/KIND.cu); new: a title\n"
+    "  --runs N                   check-course --calibrate: gradings per reference (1 to 100, default 5)\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
     "\n"
@@ -72,6 +83,9 @@ typedef struct {
     int timeout_s;
     int chapter; /* 1-based; 0 none */
     bool all;
+    const char *kind, *title; /* new */
+    bool calibrate;           /* check-course */
+    int runs;                 /* check-course --calibrate; 0: 5 */
 } Options;
 
 static int fail_usage(const char *fmt, const char *arg) {
@@ -343,105 +357,346 @@ static int cmd_grade(Session *s, const Options *o, const char *key) {
     return code;
 }
 
+/* One exercise's part of check-course. */
+typedef struct {
+    const Exercise *e;
+    char *build_problem;    /* what did not compile, with nvcc's log; NULL when all did */
+    bool graded;            /* the GPU checks ran */
+    GradeResult ref, stub;
+    bool ref_ok, stub_fails;
+} ExerciseCheck;
+
+/* Builds the stub, the reference and the harness of the kind (every
+ * library the GPU checks grade, and what grading needs besides). */
+static void check_builds(const Toolchain *t, const Course *c, const Workspace *w, ExerciseCheck *x) {
+    const Exercise *e = x->e;
+    StrBuf problem = {0};
+    char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
+    const char *what[] = {"stub", "reference"};
+    const char *src[] = {stub, sol};
+    for (int k = 0; k < 2; k++) {
+        const char *lib_src[] = {src[k], NULL};
+        char *out = xprintf("%s/check-%s-%s.so", w->build, what[k], e->id);
+        char *log = NULL;
+        if (toolchain_build_cached(t, BUILD_SHARED_LIB, lib_src, out, NULL, &log) < 0)
+            sb_printf(&problem, "%s: the %s does not compile:\n%s\n", e->id, what[k], log ? log : last_error());
+        free(log);
+        free(out);
+    }
+    CourseParts parts;
+    char *log = NULL;
+    if (grade_build_course_parts(t, c, w, e, &parts, &log) < 0)
+        sb_printf(&problem, "%s: %s\n%s\n", e->id, last_error(), log ? log : "");
+    course_parts_free(&parts);
+    free(log);
+    free(stub), free(sol);
+    x->build_problem = problem.len ? sb_take(&problem) : NULL;
+    sb_free(&problem);
+}
+
+/* Grades the reference (it must pass its floors with margin) and the stub
+ * (it must fail). */
+static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) {
+    const Exercise *e = x->e;
+    char *sol = course_solution_path(c, e), *stub = course_stub_path(c, e);
+    GradeOptions ro = {.source = sol, .label = "check-reference"};
+    GradeOptions so = {.source = stub, .label = "check-stub"};
+    grade_exercise(c, w, e, &ro, &x->ref);
+    grade_exercise(c, w, e, &so, &x->stub);
+    x->graded = true;
+    /* margin: the reference must clear its floors by 5% in the same run */
+    const GradeResult *ref = &x->ref;
+    bool compute = ref->flops > 0;
+    x->ref_ok = ref->verdict == V_PASS && ref->vs_reference >= e->floor_reference * 1.05 &&
+                (compute || e->floor_baseline == 0 || ref->vs_baseline >= e->floor_baseline * 1.05) &&
+                (!compute || e->floor_library == 0 || ref->vs_library >= e->floor_library * 1.05);
+    x->stub_fails = x->stub.verdict != V_PASS && x->stub.verdict != V_SETUP_ERROR && x->stub.verdict != V_SKIPPED;
+    free(sol), free(stub);
+}
+
+static void print_gpu_check(const ExerciseCheck *x) {
+    const Exercise *e = x->e;
+    const GradeResult *ref = &x->ref, *st = &x->stub;
+    char stub_ratio[48] = "";
+    if (st->timed) snprintf(stub_ratio, sizeof stub_ratio, " (%.2fx ref)", st->vs_reference);
+    const char *stub_text = x->stub_fails ? verdict_title(st->verdict) : "FAIL (the stub passes)";
+    if (ref->flops > 0)
+        printf("%s %-20s reference: %-4s %.2fx ref %.2fx library (%.0f TFLOP/s)   stub: %s%s\n", e->id, e->name,
+               x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_library, ref->tflops_student, stub_text,
+               stub_ratio);
+    else
+        printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
+               x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_baseline, ref->gbps_student, stub_text,
+               stub_ratio);
+    if (!x->ref_ok) printf("    reference: %s: %s\n", verdict_title(ref->verdict), ref->reason);
+    if (!x->stub_fails) printf("    stub: %s: %s\n", verdict_title(st->verdict), st->reason);
+}
+
+static void json_grade(FILE *out, const char *name, const GradeResult *r, const char *ok_key, bool ok) {
+    fprintf(out, "\"%s\": {\"verdict\": \"%s\", \"%s\": %s, \"reason\": ", name, verdict_key(r->verdict), ok_key,
+            ok ? "true" : "false");
+    json_string(out, r->reason);
+    if (r->timed) {
+        fputs(", \"vs_reference\": ", out);
+        json_number(out, r->vs_reference);
+        fputs(", \"vs_baseline\": ", out);
+        json_number(out, r->baseline.samples ? r->vs_baseline : NAN);
+        fputs(", \"vs_library\": ", out);
+        json_number(out, r->library.samples ? r->vs_library : NAN);
+    }
+    fputs("}", out);
+}
+
+/* The whole check as one JSON document, for an instructor's CI. */
+static void check_json(const char *root, const StrList *problems, const Course *c, const ExerciseCheck *xs, int n,
+                       const GpuInfo *gpu, bool gpu_checked, int code) {
+    fputs("{\n  \"course\": ", stdout);
+    json_string(stdout, root);
+    printf(",\n  \"ok\": %s,\n  \"exit_code\": %d,\n", code == 0 ? "true" : "false", code);
+    printf("  \"chapters\": %d,\n  \"exercises\": %d,\n  \"problems\": [", c ? c->nchapters : 0,
+           c ? c->nexercises : 0);
+    for (int i = 0; i < problems->count; i++) {
+        fputs(i ? ",\n    " : "\n    ", stdout);
+        json_string(stdout, problems->items[i]);
+    }
+    printf("%s],\n  \"gpu\": {\"checked\": %s, \"device\": ", problems->count ? "\n  " : "",
+           gpu_checked ? "true" : "false");
+    json_string(stdout, gpu && gpu->count ? gpu->name : "");
+    fputs(", \"why_not\": ", stdout);
+    json_string(stdout, gpu && !gpu_checked ? (gpu->count ? "a build failed" : gpu->why) : "");
+    fputs("},\n  \"results\": [", stdout);
+    for (int i = 0; i < n; i++) {
+        const ExerciseCheck *x = &xs[i];
+        printf("%s\n    {\"id\": \"%s\", \"name\": \"%s\", \"kind\": \"%s\", \"compiles\": %s", i ? "," : "", x->e->id,
+               x->e->name, x->e->kind, x->build_problem ? "false" : "true");
+        if (x->build_problem) {
+            fputs(", \"build_log\": ", stdout);
+            json_string(stdout, x->build_problem);
+        }
+        if (x->graded) {
+            fputs(",\n     ", stdout);
+            json_grade(stdout, "reference", &x->ref, "ok", x->ref_ok);
+            fputs(",\n     ", stdout);
+            json_grade(stdout, "stub", &x->stub, "fails", x->stub_fails);
+        }
+        fputs("}", stdout);
+    }
+    printf("%s]\n}\n", n ? "\n  " : "");
+}
+
+static int cmd_calibrate(const Options *o, Course *c, const char *const *keys, int nkeys);
+
 /* Validates the course; without a GPU compiles every stub, reference and
  * harness kind; with one also proves every reference passes with margin and
- * every stub fails. */
-static int cmd_check_course(const Options *o) {
+ * every stub fails. Text, or one JSON document (--format json). */
+static int cmd_check_course(const Options *o, const char *const *keys, int nkeys) {
+    if (o->format == FORMAT_JUNIT) return fail_usage("%s", "check-course writes --format text or json");
+    if (!o->calibrate && nkeys) return fail_usage("'%s': check-course takes exercises only with --calibrate", keys[0]);
+    if (!o->calibrate && (o->runs || o->chapter)) return fail_usage("%s", "--runs and --chapter go with --calibrate");
+    bool text = o->format == FORMAT_TEXT;
     char *root = course_locate(o->course_dir);
     if (!root) return fail_setup();
     StrList problems = {0};
     Course *c = course_load(root, &problems);
-    free(root);
     if (!c) {
-        for (int i = 0; i < problems.count; i++) printf("%s\n", problems.items[i]);
-        printf("check-course: %d problem%s in the course files\n", problems.count, problems.count == 1 ? "" : "s");
+        if (text) {
+            for (int i = 0; i < problems.count; i++) printf("%s\n", problems.items[i]);
+            printf("check-course: %d problem%s in the course files\n", problems.count, problems.count == 1 ? "" : "s");
+        } else {
+            check_json(root, &problems, NULL, NULL, 0, NULL, false, EXIT_SETUP);
+        }
         strlist_free(&problems);
+        free(root);
         return EXIT_SETUP;
     }
-    printf("course: %d chapters, %d exercises: YAML valid, files present\n", c->nchapters, c->nexercises);
-    Toolchain t;
-    if (toolchain_find(&t) < 0) {
+    if (o->calibrate) {
+        free(root);
+        int rc = cmd_calibrate(o, c, keys, nkeys);
         course_free(c);
-        return fail_setup();
+        return rc;
     }
+    if (text) printf("course: %d chapters, %d exercises: YAML valid, files present\n", c->nchapters, c->nexercises);
+    Toolchain t;
     Workspace w;
-    if (workspace_open(c, o->workspace_dir, &w) < 0) {
+    if (toolchain_find(&t) < 0 || workspace_open(c, o->workspace_dir, &w) < 0) {
+        int rc = fail_setup();
         toolchain_free(&t);
         course_free(c);
-        return fail_setup();
+        free(root);
+        return rc;
     }
-    int failures = 0, gpu_failures = 0;
+    ExerciseCheck *xs = xcalloc((size_t)c->nexercises, sizeof *xs);
+    int failures = 0;
     for (int i = 0; i < c->nexercises; i++) {
-        Exercise *e = &c->exercises[i];
-        char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
-        int failures_before = failures;
-        /* the libraries that the GPU checks below grade, and what grading needs besides */
-        const char *what[] = {"stub", "reference"};
-        const char *src[] = {stub, sol};
-        for (int k = 0; k < 2; k++) {
-            const char *lib_src[] = {src[k], NULL};
-            char *out = xprintf("%s/check-%s-%s.so", w.build, what[k], e->id);
-            char *log = NULL;
-            if (toolchain_build_cached(&t, BUILD_SHARED_LIB, lib_src, out, NULL, &log) < 0) {
-                printf("%s: the %s does not compile:\n%s\n", e->id, what[k], log ? log : last_error());
-                failures++;
-            }
-            free(log);
-            free(out);
-        }
-        CourseParts parts;
-        char *log = NULL;
-        if (grade_build_course_parts(&t, c, &w, e, &parts, &log) < 0) {
-            printf("%s: %s\n%s\n", e->id, last_error(), log ? log : "");
-            failures++;
-        }
-        if (failures == failures_before)
-            printf("%s %-20s stub, reference and harness kind %s compile for sm_90a\n", e->id, e->name, e->kind);
-        course_parts_free(&parts);
-        free(log);
-        free(stub), free(sol);
+        ExerciseCheck *x = &xs[i];
+        x->e = &c->exercises[i];
+        check_builds(&t, c, &w, x);
+        failures += x->build_problem != NULL;
+        if (text && x->build_problem) fputs(x->build_problem, stdout);
+        else if (text)
+            printf("%s %-20s stub, reference and harness kind %s compile for sm_90a\n", x->e->id, x->e->name,
+                   x->e->kind);
+        if (text) fflush(stdout);
     }
-
     GpuInfo gpu;
     gpu_probe(&gpu);
-    if (failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
-    for (int i = 0; failures == 0 && gpu.count > 0 && i < c->nexercises; i++) { /* every exercise, also after a failure */
-        Exercise *e = &c->exercises[i];
-        char *sol = course_solution_path(c, e), *stub = course_stub_path(c, e);
-        GradeResult ref, st;
-        GradeOptions ro = {.source = sol, .label = "check-reference"};
-        GradeOptions so = {.source = stub, .label = "check-stub"};
-        grade_exercise(c, &w, e, &ro, &ref);
-        grade_exercise(c, &w, e, &so, &st);
-        /* margin: the reference must clear its floors by 5% in the same run */
-        bool compute = ref.flops > 0;
-        bool ref_ok = ref.verdict == V_PASS && ref.vs_reference >= e->floor_reference * 1.05 &&
-                      (compute || e->floor_baseline == 0 || ref.vs_baseline >= e->floor_baseline * 1.05) &&
-                      (!compute || e->floor_library == 0 || ref.vs_library >= e->floor_library * 1.05);
-        bool stub_fails = st.verdict != V_PASS && st.verdict != V_SETUP_ERROR && st.verdict != V_SKIPPED;
-        char stub_ratio[48] = "";
-        if (st.timed) snprintf(stub_ratio, sizeof stub_ratio, " (%.2fx ref)", st.vs_reference);
-        if (compute)
-            printf("%s %-20s reference: %-4s %.2fx ref %.2fx library (%.0f TFLOP/s)   stub: %s%s\n", e->id, e->name,
-                   ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_library, ref.tflops_student,
-                   stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
-        else
-            printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
-                   ref_ok ? "ok" : "FAIL", ref.vs_reference, ref.vs_baseline, ref.gbps_student,
-                   stub_fails ? verdict_title(st.verdict) : "FAIL (the stub passes)", stub_ratio);
-        if (!ref_ok) printf("    reference: %s: %s\n", verdict_title(ref.verdict), ref.reason);
-        if (!stub_fails) printf("    stub: %s: %s\n", verdict_title(st.verdict), st.reason);
-        gpu_failures += !ref_ok + !stub_fails;
-        grade_result_free(&ref);
-        grade_result_free(&st);
-        free(sol), free(stub);
+    bool on_gpu = failures == 0 && gpu.count > 0;
+    if (text && failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
+    for (int i = 0; on_gpu && i < c->nexercises; i++) { /* every exercise, also after a failure */
+        check_on_gpu(c, &w, &xs[i]);
+        failures += !xs[i].ref_ok + !xs[i].stub_fails;
+        if (text) {
+            print_gpu_check(&xs[i]);
+            fflush(stdout);
+        }
     }
-    failures += gpu_failures;
-    printf("check-course: %s\n", failures ? "FAILED" : "ok");
+    int code = failures ? EXIT_SETUP : 0;
+    if (text) printf("check-course: %s\n", failures ? "FAILED" : "ok");
+    else check_json(root, &problems, c, xs, c->nexercises, &gpu, on_gpu, code);
+    for (int i = 0; i < c->nexercises; i++) {
+        free(xs[i].build_problem);
+        if (xs[i].graded) grade_result_free(&xs[i].ref), grade_result_free(&xs[i].stub);
+    }
+    free(xs);
+    free(root);
     workspace_free(&w);
     toolchain_free(&t);
     course_free(c);
-    return failures ? EXIT_SETUP : 0;
+    return code;
+}
+
+static void json_calibration(FILE *out, const Exercise *e, const Calibration *cal, bool first) {
+    fprintf(out, "%s\n    {\"id\": \"%s\", \"name\": \"%s\", \"runs\": %d, \"timed\": %d, \"failed\": ",
+            first ? "" : ",", e->id, e->name, cal->runs, cal->timed);
+    json_string(out, cal->failed == V_PASS ? "" : verdict_key(cal->failed));
+    fputs(", \"why\": ", out);
+    json_string(out, cal->why);
+    fputs(", \"floors\": [", out);
+    for (int k = 0; k < cal->nfloors; k++) {
+        const FloorCalibration *f = &cal->floors[k];
+        fprintf(out, "%s{\"key\": \"%s\", \"floor\": ", k ? ", " : "", f->key);
+        json_number(out, f->floor);
+        fputs(", \"median\": ", out);
+        json_number(out, f->median);
+        fputs(", \"min\": ", out);
+        json_number(out, f->min);
+        fputs(", \"max\": ", out);
+        json_number(out, f->max);
+        fputs(", \"suggested\": ", out);
+        json_number(out, f->suggested);
+        fprintf(out, ", \"flag\": \"%s\"}", floor_flag_text(f->flag));
+    }
+    fputs("]}", out);
+}
+
+/* Text: the measured ratios, the suggested floors as a line to paste into
+ * the chapter's YAML, and the floors the measurements flag. */
+static void print_calibration(const Course *c, const Exercise *e, const Calibration *cal) {
+    printf("%s %s: %d of %d runs of the reference timed\n", e->id, e->name, cal->timed, cal->runs);
+    if (cal->failed != V_PASS) printf("  a run was not timed: %s: %s\n", verdict_title(cal->failed), cal->why);
+    if (!cal->nfloors) return;
+    printf("  %-10s %7s  %-11s  %5s  %9s\n", "ratio", "median", "spread", "floor", "suggested");
+    StrBuf line = {0};
+    for (int k = 0; k < cal->nfloors; k++) {
+        const FloorCalibration *f = &cal->floors[k];
+        char floor_text[16] = "-";
+        if (f->floor > 0) snprintf(floor_text, sizeof floor_text, "%.2f", f->floor);
+        printf("  %-10s %7.2f  %.2f-%-6.2f  %5s  %9.2f  %s\n", f->key, f->median, f->min, f->max, floor_text,
+               f->suggested, f->flag == FLOOR_OK ? "" : floor_flag_text(f->flag));
+        if (f->floor > 0 || k == 0) sb_printf(&line, "%s%s: %.2f", line.len ? ", " : "", f->key, f->suggested);
+    }
+    printf("    floors: {%s}  # %s, course/%s/chapter.yaml\n", line.buf, e->id, c->chapters[e->chapter].dir);
+    sb_free(&line);
+}
+
+/* check-course --calibrate: each chosen reference graded o->runs times. */
+static int cmd_calibrate(const Options *o, Course *c, const char *const *keys, int nkeys) {
+    bool text = o->format == FORMAT_TEXT;
+    const Exercise **list = xcalloc((size_t)c->nexercises + (size_t)nkeys + 1, sizeof *list);
+    int count = 0;
+    for (int i = 0; i < nkeys; i++) {
+        Exercise *e = course_find(c, keys[i]);
+        if (!e) {
+            free(list);
+            fprintf(stderr, "gpucourse: %s\nTry 'gpucourse list'.\n", last_error());
+            return EXIT_USAGE;
+        }
+        list[count++] = e;
+    }
+    if (o->chapter > c->nchapters) {
+        free(list);
+        char n[16];
+        snprintf(n, sizeof n, "%d", o->chapter);
+        return fail_usage("no chapter %s", n);
+    }
+    for (int i = 0; !nkeys && i < c->nexercises; i++)
+        if (!o->chapter || c->exercises[i].chapter == o->chapter - 1) list[count++] = &c->exercises[i];
+    GpuInfo gpu;
+    gpu_probe(&gpu);
+    if (gpu.count == 0) { /* like grade: said, and the skip code */
+        free(list);
+        if (text) printf("check-course --calibrate needs a GPU: %s\n", gpu.why);
+        else {
+            fputs("{\n  \"ok\": false,\n  \"exit_code\": 77,\n  \"gpu\": {\"checked\": false, \"why_not\": ", stdout);
+            json_string(stdout, gpu.why);
+            fputs("},\n  \"calibration\": []\n}\n", stdout);
+        }
+        return EXIT_SKIPPED;
+    }
+    Workspace w;
+    if (workspace_open(c, o->workspace_dir, &w) < 0) {
+        free(list);
+        return fail_setup();
+    }
+    int runs = o->runs ? o->runs : 5, flagged = 0;
+    bool stopped = false;
+    if (text)
+        printf("check-course --calibrate: each reference graded %d times as a student's file on %s\n"
+               "suggested = median x %.2f rounded down to 0.05; a floor is too tight when the median is under\n"
+               "floor / %.1f, too loose when it is under %.1f x the median\n\n",
+               runs, gpu.name, CALIBRATE_MARGIN, CALIBRATE_TIGHT, CALIBRATE_LOOSE);
+    else
+        fputs("{\n  \"calibration\": [", stdout);
+    GradeResult *rs = xcalloc((size_t)runs, sizeof *rs);
+    for (int i = 0; i < count; i++) {
+        const Exercise *e = list[i];
+        char *sol = course_solution_path(c, e);
+        int done = 0;
+        for (; done < runs; done++) {
+            GradeOptions go = {.source = sol, .label = "check-reference", .on_phase = on_phase, .ctx = (void *)e};
+            grade_exercise(c, &w, e, &go, &rs[done]);
+            if (rs[done].verdict == V_INTERRUPTED || rs[done].verdict == V_SETUP_ERROR) {
+                done++;
+                break;
+            }
+        }
+        Calibration cal;
+        calibrate(e, rs, done, &cal);
+        flagged += cal.failed != V_PASS;
+        for (int k = 0; k < cal.nfloors; k++)
+            flagged += cal.floors[k].flag == FLOOR_TOO_TIGHT || cal.floors[k].flag == FLOOR_TOO_LOOSE;
+        if (text) {
+            print_calibration(c, e, &cal);
+            putchar('\n');
+            fflush(stdout);
+        } else {
+            json_calibration(stdout, e, &cal, i == 0);
+        }
+        stopped = rs[done - 1].verdict == V_INTERRUPTED;
+        for (int k = 0; k < done; k++) grade_result_free(&rs[k]);
+        free(sol);
+        if (stopped) {
+            count = i + 1;
+            break;
+        }
+    }
+    int code = stopped ? EXIT_INTERRUPTED : flagged ? EXIT_SETUP : 0;
+    if (text) printf("calibrate: %d exercise%s, %d flagged\n", count, count == 1 ? "" : "s", flagged);
+    else printf("%s],\n  \"ok\": %s,\n  \"exit_code\": %d\n}\n", count ? "\n  " : "", code ? "false" : "true", code);
+    free(rs);
+    free(list);
+    workspace_free(&w);
+    return code;
 }
 
 /* The reference solution of every exercise (or of one chapter) graded as a
@@ -588,6 +843,54 @@ static int cmd_doctor(const Options *o) {
     return code;
 }
 
+/* gpucourse new course DIR | chapter NAME | exercise CHAPTER NAME --kind
+ * KIND: the files of a new part of a course (src/scaffold.c), then what to
+ * do next. Works on a course that does not load yet (a chapter without
+ * exercises is what new chapter leaves). */
+static int cmd_new(const Options *o, const char *const *args, int nargs) {
+    static const char usage[] = "new course DIR | new chapter NAME | new exercise CHAPTER NAME --kind KIND";
+    const char *what = nargs ? args[0] : "";
+    int want = !strcmp(what, "course") || !strcmp(what, "chapter") ? 2 : !strcmp(what, "exercise") ? 3 : 0;
+    if (!want) return fail_usage("'gpucourse new' makes one of: %s", usage);
+    if (nargs != want) return fail_usage("usage: gpucourse %s", usage);
+    if ((want == 3) != (o->kind != NULL))
+        return fail_usage("%s", want == 3 ? "new exercise needs --kind KIND (a file in harness/kinds/)"
+                                          : "--kind goes with new exercise");
+    StrList made = {0};
+    int rc;
+    char *root = NULL;
+    if (want == 2 && !strcmp(what, "course")) {
+        rc = scaffold_course(args[1], o->title, &made);
+        root = xstrdup(args[1]);
+    } else {
+        if (!(root = course_locate(o->course_dir))) return fail_setup();
+        rc = want == 2 ? scaffold_chapter(root, args[1], o->title, &made)
+                       : scaffold_exercise(root, args[1], args[2], o->kind, o->title, &made);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "gpucourse: %s\n", last_error());
+        free(root);
+        strlist_free(&made);
+        return rc == SCAFFOLD_REFUSED ? EXIT_USAGE : EXIT_SETUP;
+    }
+    /* the YAML that was appended to comes last; new course only creates */
+    bool appended = strcmp(what, "course") != 0;
+    for (int i = 0; i < made.count; i++)
+        printf("%s %s\n", appended && i + 1 == made.count ? "updated" : "created", made.items[i]);
+    if (!strcmp(what, "course")) {
+        printf("Next: gpucourse --course %s new chapter NAME\n", args[1]);
+    } else if (want == 2) {
+        const char *dir = made.items[0] + strlen("course/"); /* course/NN-NAME/chapter.yaml */
+        printf("Next: write the lesson, then: gpucourse new exercise %.*s NAME --kind KIND\n",
+               (int)strcspn(dir, "/"), dir);
+    } else {
+        printf("Next: the TODOs in the YAML entry, the stub and the reference; then gpucourse check-course\n");
+    }
+    free(root);
+    strlist_free(&made);
+    return 0;
+}
+
 static int cmd_start(Session *s) {
     Exercise *next = next_exercise(s);
     cmd_list(s);
@@ -612,6 +915,8 @@ int main(int argc, char **argv) {
         {"timeout", required_argument, NULL, 't'},
         {"course", required_argument, NULL, 'c'}, {"workspace", required_argument, NULL, 'w'},
         {"chapter", required_argument, NULL, 'C'}, {"all", no_argument, NULL, 'a'},
+        {"kind", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 'T'},
+        {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     proc_harden_self(); /* before anything of the student's runs: see proc.c */
@@ -649,6 +954,16 @@ int main(int argc, char **argv) {
             break;
         }
         case 'a': o.all = true; break;
+        case 'k': o.kind = optarg; break;
+        case 'T': o.title = optarg; break;
+        case 'L': o.calibrate = true; break;
+        case 'r': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100) return fail_usage("--runs takes a number of runs (1 to 100), not '%s'", optarg);
+            o.runs = (int)v;
+            break;
+        }
         case 'h': fputs(usage_text, stdout); return 0;
         case 'V': printf("gpucourse %s\n", GPUCOURSE_VERSION); return 0;
         case ':': return fail_usage("option '%s' needs a value", argv[optind - 1]);
@@ -660,7 +975,11 @@ int main(int argc, char **argv) {
     int extra = argc - optind;
 
     if (cmd && !strcmp(cmd, "doctor")) return cmd_doctor(&o);
-    if (cmd && !strcmp(cmd, "check-course")) return cmd_check_course(&o);
+    if (cmd && !strcmp(cmd, "check-course"))
+        return cmd_check_course(&o, (const char *const *)argv + optind + 1, extra - 1);
+    if (cmd && !strcmp(cmd, "new")) return cmd_new(&o, (const char *const *)argv + optind + 1, extra - 1);
+    if (o.kind || o.title) return fail_usage("%s", "--kind and --title go with new");
+    if (o.calibrate || o.runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
 
     static const struct {
         const char *name;

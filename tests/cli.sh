@@ -134,6 +134,29 @@ check "other commands refuse a broken course with exit 65" t_bad_course_grade
 t_cwd_first() { (cd "$T/bad" && unset GPUCOURSE_COURSE && code_is 65 "$GC" list) && has_err "run 'gpucourse check-course'"; }
 check "the current directory's course comes before the build tree's" t_cwd_first
 
+# gpucourse new: exit 64 for what cannot be done as asked, 0 and the files otherwise
+t_new() { code_is 0 "$GC" new course "$T/nc" && has "created course/course.yaml" &&
+          code_is 0 "$GC" --course "$T/nc" new chapter first && has "updated course/course.yaml" &&
+          code_is 65 "$GC" --course "$T/nc" check-course && has "add one: gpucourse new exercise 01-first NAME --kind KIND" &&
+          code_is 0 "$GC" --course "$T/nc" new exercise first add --kind vector_add && has "created exercises/ex01_add.cu" &&
+          grep -q 'extern "C" void solve(const float\* a, const float\* b, float\* c, int n)' "$T/nc/solutions/ex01_add.cu" &&
+          code_is 0 "$GC" --course "$T/nc" list && has "ex01  add"; }
+check "new course, chapter and exercise: a course that loads" t_new
+t_new_refused() { code_is 64 "$GC" --course "$T/nc" new exercise first add --kind vector_add && has_err "exists already" &&
+                  code_is 64 "$GC" --course "$T/nc" new exercise first other --kind nope && has_err "no kind 'nope'" &&
+                  code_is 64 "$GC" --course "$T/nc" new exercise first other && has_err "needs --kind KIND" &&
+                  code_is 64 "$GC" --course "$T/nc" new course "$T/nc" && has_err "never overwrites" &&
+                  code_is 64 "$GC" new thing && has_err "makes one of" &&
+                  code_is 64 "$GC" list --kind vector_add && has_err "go with new"; }
+check "new refuses to overwrite, unknown kinds and bad usage: exit 64, saying why" t_new_refused
+t_check_json_bad() { code_is 65 "$GC" --course "$T/bad" check-course --format json &&
+                     python3 -c "import json; d=json.load(open('$T/got')); assert not d['ok'] and d['exit_code'] == 65 and any('titel' in p for p in d['problems'])"; }
+check "check-course --format json on a broken course: its problems, exit 65" t_check_json_bad
+t_check_usage() { code_is 64 "$GC" check-course ex01 && has_err "only with --calibrate" &&
+                  code_is 64 "$GC" check-course --format junit && code_is 64 "$GC" check-course --runs 3 &&
+                  code_is 77 "$GC" check-course --calibrate ex01 && has "needs a GPU"; }
+check "check-course: usage errors 64, --calibrate without a GPU 77" t_check_usage
+
 t_check_course() { code_is 0 "$GC" check-course && has "YAML valid" && has "ex07 fused_axpy_relu" &&
                    has "GPU checks skipped" && has "check-course: ok"; }
 [ -n "$QUICK" ] || check "check-course compiles every stub, reference and harness kind (no GPU)" t_check_course

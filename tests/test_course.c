@@ -489,7 +489,8 @@ static void test_broken_chapter_once(void **state) {
     expect_one_problem(make_two_chapters("- a list\n"),
                        "course/01-one/chapter.yaml:1:1: a chapter must be a mapping of keys to values");
     expect_one_problem(make_two_chapters("title: One\nlesson: lesson.md\nexercises: none\n"),
-                       "course/01-one/chapter.yaml:3:12: 'exercises' must be a non-empty list");
+                       "course/01-one/chapter.yaml:3:12: 'exercises' must be a non-empty list (add one: gpucourse new exercise "
+                       "01-one NAME --kind KIND)");
     dir = make_two_chapters(good_chapter);
     put_file(dir, "course/course.yaml", "title: T\nchapters:\n  - 00-gone\n  - 01-one\n  - 02-two\n");
     expect_one_problem(dir, "course/course.yaml:3:5: missing file: course/00-gone/chapter.yaml");

@@ -1,5 +1,5 @@
 // Kind affine: y[i] = a * x[i] + b over n floats.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, float *, float, float, int);
 

@@ -1,5 +1,5 @@
 // Kind col_scale: out[r][c] = in[r][c] * scale[c], row-major rows x cols floats.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, const float *, float *, int, int);
 

@@ -1,5 +1,5 @@
 // Kind flip_lr: out[r][c] = in[r][cols-1-c], row-major rows x cols floats.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, float *, int, int);
 

@@ -1,5 +1,5 @@
 // Kind fused_axpy_relu: z[i] = max(alpha * x[i] + y[i], 0) over n floats.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, const float *, float *, float, int);
 

@@ -2,7 +2,7 @@
 // B (K x N) in bf16, C (M x N) in float, any M, N, K. Checked by the
 // relative Frobenius error against float64 values; held to FLOP/s against
 // the reference and cuBLAS (cublasGemmEx, bf16 in, float out and compute).
-#include "../gemm.h"
+#include "gemm.h"
 
 #if KIND_WITH_LIBRARY
 #include <cublas_v2.h>

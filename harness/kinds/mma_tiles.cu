@@ -5,7 +5,7 @@
 // in float and the check is exact. Memory-bound (each tile is 1280 bytes and
 // 4096 operations), so held to the copy, and to cuBLAS's strided batched
 // GEMM doing the same.
-#include "../harness.h"
+#include "harness.h"
 
 #include <cuda_bf16.h>
 

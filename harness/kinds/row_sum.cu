@@ -1,5 +1,5 @@
 // Kind row_sum: sums[r] = x[r][0] + ... + x[r][cols-1], row-major rows x cols floats.
-#include "../harness.h"
+#include "harness.h"
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>

@@ -1,5 +1,5 @@
 // Kind saxpy: y[i] = alpha * x[i] + y[i] over n floats (y is read and written).
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(float, const float *, float *, size_t);
 

@@ -1,6 +1,6 @@
 // Kind scan: inclusive prefix sums over n ints, out[i] = x[0] + ... + x[i],
 // with a scratch array (tile sums, tile status words, a counter, ...).
-#include "../harness.h"
+#include "harness.h"
 
 #include <cub/cub.cuh>
 

@@ -1,6 +1,6 @@
 // Kind segment_sum: sums[g] = x[1024g] + ... + x[1024g + 1023] over n ints
 // (only indices below n: the last segment may be partial).
-#include "../harness.h"
+#include "harness.h"
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>

@@ -1,5 +1,5 @@
 // Kind sum: out[0] = x[0] + ... + x[n-1] over n floats, with a scratch array.
-#include "../harness.h"
+#include "harness.h"
 
 #include <cub/cub.cuh>
 

@@ -9,7 +9,7 @@
 //   out[(p * rows8 + r) * 32 + 4 * (c ^ (r % 8)) + e] = in[r][32p + 4c + e]
 // and elements outside the matrix (columns >= cols, rows >= rows) are 0, as
 // TMA fills them. Inputs are in [1, 2], never 0. Checked exactly.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, float *, int, int);
 

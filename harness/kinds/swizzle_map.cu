@@ -8,7 +8,7 @@
 //   map[i] = swz(i) and out[i] = in[swz(i)]  for i in a whole block,
 //   map[i] = i      and out[i] = in[i]       for i in the partial block.
 // Every output is checked exactly.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const int *, int *, int *, int, int, int, int);
 

@@ -1,6 +1,6 @@
 // Kind tile_scan: inclusive prefix sums within every tile of 1024 floats:
 // out[i] = x[1024t] + ... + x[i] for t = i / 1024.
-#include "../harness.h"
+#include "harness.h"
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>

@@ -2,7 +2,7 @@
 // out is row-major cols x rows. Mismatches are reported as flat indices of
 // out: out[i] is out[i / rows][i % rows] (row_major_2d would use cols = d[1],
 // which is the width of in, not of out).
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, float *, int, int);
 

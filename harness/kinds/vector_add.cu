@@ -1,5 +1,5 @@
 // Kind vector_add: c[i] = a[i] + b[i] over n floats.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const float *, const float *, float *, int);
 

@@ -1,5 +1,5 @@
 // Kind warp_count: counts[g] = how many x[i] > 0 for i in [32g, 32g+32), i < n.
-#include "../harness.h"
+#include "harness.h"
 
 typedef void (*Solve)(const int *, int *, int);
 

@@ -1,6 +1,6 @@
 // Kind warp_scan: inclusive prefix sums within every group of 32 ints:
 // out[i] = x[32g] + ... + x[i] for g = i / 32.
-#include "../harness.h"
+#include "harness.h"
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>

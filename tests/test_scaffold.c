@@ -1,0 +1,185 @@
+/* gpucourse new (src/scaffold.c): what it makes loads as a valid course,
+ * the YAML is appended to as text (comments stay), nothing is overwritten,
+ * and each refusal says why. */
+#include "test_util.h"
+
+#include "../src/course.h"
+#include "../src/scaffold.h"
+
+/* A kind file as harness/kinds/ has them, reduced to what is read. */
+static const char kind_1d[] =
+    "extern const KindDef kind = {\n"
+    "    \"k\", \"void solve(const float* a, float* b, int n)\", 1, 2,\n"
+    "    {{\"a\", ELEM_F32, ROLE_IN, dims_n, -1, 1, 0}}};\n";
+
+static char *new_course(StrList *made) {
+    char *dir = tmpdir_new();
+    assert_int_equal(scaffold_course(dir, "My course", made), 0);
+    put_file(dir, "harness/kinds/k.cu", kind_1d);
+    return dir;
+}
+
+static Course *load(const char *dir) {
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+    strlist_free(&problems);
+    return c;
+}
+
+static void test_kind_signature(void **state) {
+    (void)state;
+    char *sig = NULL;
+    int ndims = 0;
+    assert_int_equal(kind_signature(kind_1d, &sig, &ndims), 0);
+    assert_string_equal(sig, "void solve(const float* a, float* b, int n)");
+    assert_int_equal(ndims, 1);
+    free(sig);
+    /* as gemm_bf16.cu has it: the name, then the signature on a line of its own */
+    assert_int_equal(kind_signature("{\n  \"g\",\n  \"void solve(float* C, int M, int N, int K)\",\n  3, 3,", &sig, &ndims), 0);
+    assert_int_equal(ndims, 3);
+    free(sig);
+    assert_int_equal(kind_signature("\"void solve(int n)\", ndims", &sig, &ndims), -1);
+    assert_non_null(strstr(last_error(), "number of size arguments"));
+    assert_int_equal(kind_signature("\"void solve(int n)\", 4, 1", &sig, &ndims), -1);
+    assert_int_equal(kind_signature("no kind here", &sig, &ndims), -1);
+}
+
+/* course, chapter, two exercises: the course loads, ids in order, the kind's
+ * signature in the stub and the reference, sizes with the kind's arity. */
+static void test_scaffolded_course_loads(void **state) {
+    (void)state;
+    StrList made = {0};
+    char *dir = new_course(&made);
+    assert_int_equal(scaffold_chapter(dir, "basics", NULL, &made), 0);
+    StrList problems = {0}; /* a chapter without exercises is not a course yet */
+    assert_null(course_load(dir, &problems));
+    assert_int_equal(problems.count, 1);
+    strlist_free(&problems);
+    assert_int_equal(scaffold_exercise(dir, "basics", "add", "k", NULL, &made), 0);
+    assert_int_equal(scaffold_exercise(dir, "1", "add_more", "k", "Add: \"more\"", &made), 0);
+    Course *c = load(dir);
+    assert_non_null(c);
+    assert_string_equal(c->title, "My course");
+    assert_string_equal(c->chapters[0].dir, "01-basics");
+    assert_string_equal(c->chapters[0].title, "Basics");
+    assert_int_equal(c->nexercises, 2);
+    assert_string_equal(c->exercises[1].id, "ex02");
+    assert_string_equal(c->exercises[1].file, "ex02_add_more.cu");
+    assert_string_equal(c->exercises[1].title, "Add: \"more\"");
+    assert_int_equal(c->exercises[1].check_sizes[0].count, 1);
+    assert_true(c->exercises[1].floor_baseline > 0);
+    char *stub = course_stub_path(c, &c->exercises[0]);
+    char *text = read_file(stub, NULL);
+    assert_non_null(strstr(text, "// ex01 add: Add\n//\n// What this exercise teaches\n"));
+    assert_non_null(strstr(text, "TODO"));
+    assert_non_null(strstr(text, "extern \"C\" void solve(const float* a, float* b, int n)\n{"));
+    free(text), free(stub);
+    char *ref = course_solution_path(c, &c->exercises[0]);
+    text = read_file(ref, NULL);
+    assert_non_null(strstr(text, "// ex01 add -- reference solution"));
+    free(text), free(ref);
+    course_free(c);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
+/* The instructor's text stays as written: comments, other keys, layout. */
+static void test_appends_as_text(void **state) {
+    (void)state;
+    StrList made = {0};
+    char *dir = new_course(&made);
+    static const char course_yaml[] = "# my notes\ntitle: T   # the title\nchapters:\n- 01-one  # at column 0\n";
+    static const char chapter[] = "title: One\nlesson: lesson.md\n# before the list\nexercises:\n"
+                                  "    - id: ex01\n      name: first\n      title: First\n      kind: k\n"
+                                  "      file: ex01_first.cu\n      task: t\n      sizes: {check: [[1]], timing: [1]}\n"
+                                  "      floors: {reference: 0.5}\n      hints: [h]   # one hint";
+    put_file(dir, "course/course.yaml", course_yaml);
+    put_file(dir, "course/01-one/chapter.yaml", chapter);
+    put_file(dir, "course/01-one/lesson.md", "# One\n");
+    put_file(dir, "exercises/ex01_first.cu", "//\n");
+    put_file(dir, "solutions/ex01_first.cu", "//\n");
+    assert_int_equal(scaffold_exercise(dir, "one", "second", "k", NULL, &made), 0);
+    assert_int_equal(scaffold_chapter(dir, "two", "Two: the sequel", &made), 0);
+    char *path = path_join(dir, "course/course.yaml");
+    char *text = read_file(path, NULL);
+    assert_string_equal(text, "# my notes\ntitle: T   # the title\nchapters:\n- 01-one  # at column 0\n- 02-two\n");
+    free(text), free(path);
+    path = path_join(dir, "course/01-one/chapter.yaml");
+    text = read_file(path, NULL);
+    assert_memory_equal(text, chapter, strlen(chapter));
+    assert_non_null(strstr(text, "# one hint\n\n    - id: ex02\n      name: second\n"));
+    free(text), free(path);
+    assert_int_equal(scaffold_exercise(dir, "02-two", "third", "k", NULL, &made), 0);
+    Course *c = load(dir);
+    assert_non_null(c);
+    assert_string_equal(c->exercises[2].id, "ex03");
+    assert_string_equal(c->chapters[1].title, "Two: the sequel");
+    course_free(c);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
+/* Each refusal: the message, and nothing made or changed. */
+static void test_refusals(void **state) {
+    (void)state;
+    StrList made = {0};
+    char *dir = new_course(&made);
+    assert_int_equal(scaffold_course(dir, NULL, &made), SCAFFOLD_REFUSED);
+    assert_non_null(strstr(last_error(), "'course/course.yaml' exists already; gpucourse new never overwrites"));
+    assert_int_equal(scaffold_chapter(dir, "Bad Name", NULL, &made), SCAFFOLD_REFUSED);
+    assert_int_equal(scaffold_chapter(dir, "one", NULL, &made), 0);
+    assert_int_equal(scaffold_chapter(dir, "one", NULL, &made), SCAFFOLD_REFUSED);
+    assert_string_equal(last_error(), "chapter '01-one' is already in course/course.yaml");
+    assert_int_equal(scaffold_chapter(dir, "two", NULL, &made), 0);
+    int before = made.count;
+    assert_int_equal(scaffold_exercise(dir, "three", "x", "k", NULL, &made), SCAFFOLD_REFUSED);
+    assert_string_equal(last_error(), "no chapter 'three' in course/course.yaml (it has 01-one, 02-two)");
+    assert_int_equal(scaffold_exercise(dir, "one", "x", "nope", NULL, &made), SCAFFOLD_REFUSED);
+    assert_non_null(strstr(last_error(), "no kind 'nope': no harness/kinds/nope.cu"));
+    assert_int_equal(scaffold_exercise(dir, "two", "x", "k", NULL, &made), 0);
+    assert_int_equal(scaffold_exercise(dir, "one", "y", "k", NULL, &made), SCAFFOLD_REFUSED);
+    assert_non_null(strstr(last_error(), "would renumber them"));
+    assert_int_equal(scaffold_exercise(dir, "two", "x", "k", NULL, &made), SCAFFOLD_REFUSED);
+    assert_string_equal(last_error(), "an exercise named 'x' exists already (ex01 in 02-two)");
+    put_file(dir, "solutions/ex02_y.cu", "// mine\n");
+    assert_int_equal(scaffold_exercise(dir, "two", "y", "k", NULL, &made), SCAFFOLD_REFUSED);
+    assert_non_null(strstr(last_error(), "'solutions/ex02_y.cu' exists already"));
+    char *stub = path_join(dir, "exercises/ex02_y.cu");
+    assert_false(file_exists(stub)); /* nothing half made */
+    free(stub);
+    assert_int_equal(made.count, before + 3);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
+/* A list that does not end the file, or is in flow style, cannot be
+ * appended to: the file is left as it was, and the error says what to add. */
+static void test_unappendable_list(void **state) {
+    (void)state;
+    StrList made = {0};
+    char *dir = new_course(&made);
+    static const char flow[] = "chapters: []\ntitle: Flow\n";
+    put_file(dir, "course/course.yaml", flow);
+    assert_int_equal(scaffold_chapter(dir, "one", NULL, &made), SCAFFOLD_FILES);
+    assert_non_null(strstr(last_error(), "cannot append to course/course.yaml"));
+    assert_non_null(strstr(last_error(), "add '- 01-one' to its chapters by hand"));
+    char *path = path_join(dir, "course/course.yaml");
+    char *text = read_file(path, NULL);
+    assert_string_equal(text, flow);
+    free(text), free(path);
+    path = path_join(dir, "course/01-one");
+    assert_false(dir_exists(path)); /* its files went again */
+    free(path);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kind_signature),    cmocka_unit_test(test_scaffolded_course_loads),
+        cmocka_unit_test(test_appends_as_text),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_unappendable_list),
+    };
+    return cmocka_run_group_tests_name("scaffold", tests, NULL, NULL);
+}
