@@ -248,10 +248,14 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
         return;
     }
     if (st->timed_out) {
-        set_verdict(r, V_TIMEOUT,
-                    "no result within %d s: your kernel probably never finishes (an endless loop, or a "
-                    "barrier that not every thread of the block reaches)",
-                    st->timeout_s);
+        if (e->timeout_hint && *e->timeout_hint)
+            set_verdict(r, V_TIMEOUT, "no result within %d s: your kernel probably never finishes; likely here: %s",
+                        st->timeout_s, e->timeout_hint);
+        else
+            set_verdict(r, V_TIMEOUT,
+                        "no result within %d s: your kernel probably never finishes (an endless loop, or a "
+                        "barrier that not every thread of the block reaches)",
+                        st->timeout_s);
         return;
     }
     if (!p.started) {

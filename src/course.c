@@ -318,8 +318,8 @@ static bool is_name(const char *s) {
  * exercise's place in the course is unknown. */
 static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
-                                       "tolerance", "floors", "timeout", "hints", "required_sass",
-                                       "forbidden_symbols", "forbidden_libraries", NULL};
+                                       "tolerance", "floors", "timeout", "timeout_hint", "hints",
+                                       "required_sass", "forbidden_symbols", "forbidden_libraries", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -386,6 +386,13 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         e->floor_library = get_number(y, floors, "library", false, 0, 0, 1.5);
     }
     e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
+    e->timeout_hint = get_string(y, n, "timeout_hint", false);
+    if (e->timeout_hint && (!*e->timeout_hint || strlen(e->timeout_hint) > MAX_TIMEOUT_HINT)) {
+        problem_at(y, map_get(y, n, "timeout_hint"), "'timeout_hint' must be 1 to %d characters, not %zu",
+                   MAX_TIMEOUT_HINT, strlen(e->timeout_hint));
+        free(e->timeout_hint);
+        e->timeout_hint = NULL;
+    }
     get_string_list(y, n, "hints", true, &e->hints);
     get_string_list(y, n, "required_sass", false, &e->required_sass);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
@@ -585,6 +592,7 @@ void course_outline_free(CourseOutline *o) {
 static void exercise_free(Exercise *e) {
     free(e->id), free(e->name), free(e->title), free(e->kind), free(e->file);
     free(e->summary), free(e->task), free(e->check_sizes), free(e->timing_sizes), free(e->where);
+    free(e->timeout_hint);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_symbols);

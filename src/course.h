@@ -8,6 +8,8 @@
 #include "util.h"
 
 enum { MAX_SIZE_ARGS = 3, MAX_TIMING_SIZES = 4 };
+/* A timeout_hint is said inside the verdict's one-paragraph reason. */
+enum { MAX_TIMEOUT_HINT = 600 };
 
 typedef struct {
     int count;                 /* size arguments: 1 for n, 2 for rows, cols */
@@ -31,6 +33,7 @@ typedef struct Exercise {
     double floor_baseline;     /* student throughput / same-run copy's, at least (0: none) */
     double floor_library;      /* student throughput / the kind's library's (CUB...), at least (0: none) */
     int timeout_s;             /* one grading run */
+    char *timeout_hint;        /* the likely cause of a hang, said in a timeout verdict (or NULL) */
     StrList hints;
     StrList required_sass;     /* instructions the student's SASS must contain */
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */

@@ -197,8 +197,36 @@ static void test_unknown_key(void **state) {
     (void)state;
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
-                   "kind, file, summary, task, sizes, tolerance, floors, timeout, hints, required_sass, "
-                   "forbidden_symbols, forbidden_libraries) (in exercise 'ex02')");
+                   "kind, file, summary, task, sizes, tolerance, floors, timeout, timeout_hint, hints, "
+                   "required_sass, forbidden_symbols, forbidden_libraries) (in exercise 'ex02')");
+}
+
+/* timeout_hint: kept as written, absent means NULL, empty or too long is a problem */
+static void test_timeout_hint(void **state) {
+    (void)state;
+    const char *at = strstr(good_chapter, "    timeout: 30\n");
+    assert_non_null(at);
+    char *chapter = xprintf("%.*s    timeout: 30\n    timeout_hint: \"expect_tx differs from the bytes the copy delivers\"\n%s",
+                            (int)(at - good_chapter), good_chapter, at + strlen("    timeout: 30\n"));
+    char *dir = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_null(c->exercises[0].timeout_hint);
+    assert_string_equal(c->exercises[1].timeout_hint, "expect_tx differs from the bytes the copy delivers");
+    course_free(c);
+    strlist_free(&problems);
+    free(chapter);
+    tmpdir_remove(dir);
+
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    timeout_hint: \"\"\n",
+                   "course/01-one/chapter.yaml:27:19: 'timeout_hint' must be 1 to 600 characters, not 0 "
+                   "(in exercise 'ex02')");
+    char *long_hint = xprintf("    timeout: 30\n    timeout_hint: %0*d\n", 601, 0);
+    expect_problem("    timeout: 30\n", long_hint,
+                   "course/01-one/chapter.yaml:27:19: 'timeout_hint' must be 1 to 600 characters, not 601 "
+                   "(in exercise 'ex02')");
+    free(long_hint);
 }
 
 static void test_duplicate_key(void **state) {
@@ -566,7 +594,7 @@ int main(void) {
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key),
-        cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
+        cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),
         cmocka_unit_test(test_empty_course_file), cmocka_unit_test(test_shipped_course),

@@ -114,6 +114,23 @@ static void test_timeout_keeps_partial_checks(void **state) {
     grade_result_free(&r);
 }
 
+/* An exercise that names the likely cause of a hang says it in the verdict. */
+static void test_timeout_hint(void **state) {
+    (void)state;
+    char *text = read_file("tests/data/partial.txt", NULL);
+    assert_non_null(text);
+    Exercise e = exercise();
+    e.timeout_hint = "the bytes given to expect_tx differ from the bytes the copy delivers";
+    RunStatus st = {.exited = false, .signal = 9, .timed_out = true, .timeout_s = 30};
+    GradeResult r = {0};
+    grade_decide(&r, &e, &st, text, "N1");
+    assert_int_equal(r.verdict, V_TIMEOUT);
+    assert_string_equal(r.reason, "no result within 30 s: your kernel probably never finishes; likely here: the "
+                                  "bytes given to expect_tx differ from the bytes the copy delivers");
+    grade_result_free(&r);
+    free(text);
+}
+
 static void test_crash_by_signal(void **state) {
     (void)state;
     GradeResult r;
@@ -786,7 +803,7 @@ int main(void) {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
         cmocka_unit_test(test_too_slow),       cmocka_unit_test(test_no_gpu),
         cmocka_unit_test(test_gpu_fault),      cmocka_unit_test(test_no_solve_symbol),
-        cmocka_unit_test(test_timeout_keeps_partial_checks), cmocka_unit_test(test_crash_by_signal),
+        cmocka_unit_test(test_timeout_keeps_partial_checks), cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_crash_by_signal),
         cmocka_unit_test(test_stopped_early),  cmocka_unit_test(test_implausible_speed),
         cmocka_unit_test(test_forged_results_ignored), cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_exit_codes_distinct), cmocka_unit_test(test_json_report),
