@@ -256,16 +256,18 @@ static void parse_sizes(Yaml *y, yaml_node_t *map, Exercise *e) {
         return;
     }
     /* One size, [4096], or a list of them, [[4096, 4096, 4096], [8192, 8192, 8192]]. */
-    bool list = timing->type == YAML_SEQUENCE_NODE && timing->data.sequence.items.top > timing->data.sequence.items.start &&
-                node_at(y, timing->data.sequence.items.start[0])->type == YAML_SEQUENCE_NODE;
-    int n = list ? (int)(timing->data.sequence.items.top - timing->data.sequence.items.start) : 1;
+    bool seq = timing->type == YAML_SEQUENCE_NODE;
+    yaml_node_item_t *items = seq ? timing->data.sequence.items.start : NULL;
+    int len = seq ? (int)(timing->data.sequence.items.top - items) : 0;
+    bool list = len > 0 && node_at(y, items[0])->type == YAML_SEQUENCE_NODE;
+    int n = list ? len : 1;
     if (n > MAX_TIMING_SIZES) {
         problem_at(y, timing, "'timing' has at most %d sizes", MAX_TIMING_SIZES);
         return;
     }
     e->timing_sizes = xcalloc((size_t)n, sizeof *e->timing_sizes);
     for (int k = 0; k < n; k++) {
-        yaml_node_t *tn = list ? node_at(y, timing->data.sequence.items.start[k]) : timing;
+        yaml_node_t *tn = list ? node_at(y, items[k]) : timing;
         SizeSpec *t = &e->timing_sizes[e->ntiming_sizes];
         if (!parse_size(y, tn, t)) continue;
         if (e->ncheck_sizes && t->count != e->check_sizes[0].count)
