@@ -70,7 +70,7 @@ $(B)/tests/test_sandbox: $(B)/tests/test_sandbox.o $(CORE_OBJS)
 # Then how to start it again without make, from any directory.
 run: $(B)/gpucourse
 	@./$(B)/gpucourse; rc=$$?; \
-	echo "To start gpucourse again, from any directory: $(abspath $(B))/gpucourse (or make install, then gpucourse)"; \
+	[ $$rc != 0 ] || echo "To start gpucourse again, from any directory: $(abspath $(B))/gpucourse (or make install, then gpucourse)"; \
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)

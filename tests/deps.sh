@@ -59,6 +59,11 @@ t_root() { deps build F R; rc=$?
                ! grep -q "^sudo" "$T/log" || { echo "exit $rc"; cat "$T/got" "$T/log"; return 1; }; }
 check "a package missing, as root: apt-get without sudo" t_root
 
+t_no_install() { rm -f "$T/log"; PATH=$T/R:$T/F:$PATH GPUCOURSE_NO_INSTALL=1 CC=$T/nocmark tools/deps.sh build >"$T/got" 2>&1; rc=$?
+                 [ $rc = 1 ] && grep -q "sudo apt-get install -y --no-install-recommends libcmark-dev" "$T/got" &&
+                     [ ! -e "$T/log" ] || { echo "exit $rc"; cat "$T/got" "$T/log" 2>/dev/null; return 1; }; }
+check "GPUCOURSE_NO_INSTALL, even as root: the apt-get line only, exit 1" t_no_install
+
 t_make() { rm -f "$T/log"
            PATH=$T/U:$T/F:$PATH make -s CC="$T/nocmark" B="$T/b" "$T/b/src/util.o" >"$T/got" 2>&1 && return 1
            grep -q "sudo apt-get install -y --no-install-recommends libcmark-dev" "$T/got" && [ ! -e "$T/b/src/util.o" ] ||
