@@ -37,7 +37,7 @@ EOF
 mkdir -p "$T/slow"
 cat >"$T/slow/nvcc" <<EOF
 #!/bin/sh
-case "\$*" in *--version*) ;; *) echo "slow-nvcc: compiling, line one of the live log"; sleep 3 ;; esac
+case "\$*" in *--version*) ;; *) echo "slow-nvcc: compiling, line one of the live log, long enough to run past the right edge to its last-word"; sleep 3 ;; esac
 exec "$NVCC" "\$@"
 EOF
 chmod +x "$T/editor" "$T/slow/nvcc"
@@ -214,10 +214,10 @@ check "q quits and the terminal is restored" t_quit
 
 t_live_log() {
     start_shell && keys "GPUCOURSE_NVCC=$T/slow/nvcc $GC" Enter && wait_for "ex02 is next" && keys g &&
-        wait_for "slow-nvcc: compiling, line one of the live log" &&
+        wait_for "slow-nvcc: compiling, line one of the live log" && shows "last-word" &&
         shows "Grading ex02 flip_lr: compiling" && shows "Ctrl-C cancel" && wait_for "SKIPPED: no GPU" 60 && keys q && restored
 }
-check "grading streams the compile log live" t_live_log
+check "grading streams the compile log live, long lines wrapped" t_live_log
 
 t_ctrl_c() {
     start_shell && start_app && keys C-c && restored && ! app_pid >/dev/null

@@ -362,17 +362,29 @@ static void draw_grading(App *a, int rows) {
         if (*start == '\n') n++;
     }
     if (start > s || (start == s && *start == '\n')) start++;
-    StrBuf line = {0};
-    for (int y = 4; start < end && y < rows + 1; y++) {
+    /* those lines wrapped at the width (a long error is read to its end), the newest rows that fit */
+    Doc d = {0};
+    DocLine none = {0}, cont = {0};
+    line_addn(&cont, S_DIM, glyph->wrap, strlen(glyph->wrap));
+    line_addn(&cont, S_DIM, " ", 1);
+    StrBuf vis = {0};
+    while (start < end) {
         const char *nl = memchr(start, '\n', (size_t)(end - start));
         size_t len = nl ? (size_t)(nl - start) : (size_t)(end - start);
-        line.len = 0;
-        sb_add_visible(&line, start, len); /* the output's escapes shown, not obeyed */
-        const char *text = line.len ? line.buf : "";
-        draw_textn(y, 1, cols - 2, strstr(text, "error") ? S_ERROR : S_LOG, text, line.len);
+        vis.len = 0;
+        sb_add_visible(&vis, start, len); /* the output's escapes shown, not obeyed */
+        const char *text = vis.len ? vis.buf : "";
+        DocLine line = {0};
+        line_addn(&line, strstr(text, "error") ? S_ERROR : S_LOG, text, vis.len);
+        doc_wrap_verbatim(&d, &line, &none, &cont, cols - 2);
+        line_free(&line);
         start += len + 1;
     }
-    sb_free(&line);
+    int first = d.count > avail ? d.count - avail : 0;
+    for (int i = first; i < d.count; i++) draw_doc_line(4 + i - first, 1, cols - 2, &d.lines[i], S_NORMAL);
+    sb_free(&vis);
+    line_free(&cont);
+    doc_free(&d);
 }
 
 /* The status line above the footer: the message (or the reset question)
