@@ -7,8 +7,9 @@
 // variant's TFLOP/s and its fraction of cuBLAS; registers and blocks per SM.
 // Names: block tile MxNxK, warp tile, stages; db: fragments double-buffered
 // within a stage, xdb: also across stages; g8: tiles walked in bands of 8
-// rows; loop copy: the copy loop runs from threadIdx.x. For tile choices, not for grading: sizes
-// are multiples of the tiles (the reference handles tails).
+// rows; loop copy: the copy loop runs from threadIdx.x. For tile choices,
+// not for grading: sizes are multiples of the tiles (the reference, in the
+// last row, handles tails).
 //
 //   make build/mma-ladder && build/mma-ladder [ROUNDS]
 #include <cublas_v2.h>
@@ -80,7 +81,6 @@ __device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* row)
 // this one within a stage, DB 2 also across stages: the wait and barrier
 // for the next stage come before the last 16-step's mma, so that the next
 // stage's first fragments are in flight while it runs (CUTLASS's order).
-// this one.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int GROUP, int DB, bool LOOP_COPY = false>
 struct Gemm {
     static constexpr int WARPS_N = BN / WN, THREADS = (BM / WM) * WARPS_N * 32;
