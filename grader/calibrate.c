@@ -13,13 +13,9 @@ static int compare_doubles(const void *a, const void *b) {
 /* A run's ratio for one floor: the smallest over its timed sizes, since the
  * floors hold at every size. NAN when the run did not measure it. */
 static double run_ratio(const GradeResult *r, int which) {
-    /* results from before sizes were named have only the top-level figures */
-    TimedSize one = {.vs_reference = r->vs_reference, .vs_baseline = r->vs_baseline, .vs_library = r->vs_library,
-                     .baseline = r->baseline, .library = r->library};
-    const TimedSize *sizes = r->nsizes ? r->sizes : &one;
     double least = NAN;
-    for (int k = 0; k < (r->nsizes ? r->nsizes : 1); k++) {
-        const TimedSize *t = &sizes[k];
+    for (int k = 0; k < r->nsizes; k++) {
+        const TimedSize *t = &r->sizes[k];
         double v = which == 0   ? t->vs_reference
                    : which == 1 ? (t->baseline.samples ? t->vs_baseline : NAN)
                                 : (t->library.samples ? t->vs_library : NAN);

@@ -101,6 +101,23 @@ static void split_kind(const char *val, char *kind, size_t kind_size, char *text
     snprintf(text, text_size, "%s", val);
 }
 
+/* A line of the timed size now described: bytes, flops, a contestant's time. */
+static void size_line(GradeResult *r, Parsed *p, const char *key, const char *val) {
+    TimedSize *ts = current_size(r, p);
+    if (!ts) return;
+    if (!strcmp(key, "bytes")) ts->bytes = strtod(val, NULL);
+    else if (!strcmp(key, "flops")) ts->flops = strtod(val, NULL);
+    else {
+        char who[16];
+        Timing t = {0};
+        if (sscanf(val, "%15s %lf %lf %lf %d", who, &t.median_ms, &t.min_ms, &t.max_ms, &t.samples) != 5) return;
+        if (!strcmp(who, "student")) ts->student = t;
+        else if (!strcmp(who, "reference")) ts->reference = t;
+        else if (!strcmp(who, "baseline")) ts->baseline = t;
+        else if (!strcmp(who, "library")) ts->library = t;
+    }
+}
+
 static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce) {
     char *colon = strchr(line, ':');
     if (!colon || colon[1] != ' ') return;
@@ -119,8 +136,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         if (r->nsizes < MAX_TIMED_SIZES) snprintf(r->sizes[r->nsizes++].size, sizeof r->sizes[0].size, "%s", val);
         else p->extra_sizes = true;
     }
-    else if (!strcmp(key, "bytes") && current_size(r, p)) current_size(r, p)->bytes = strtod(val, NULL);
-    else if (!strcmp(key, "flops") && current_size(r, p)) current_size(r, p)->flops = strtod(val, NULL);
+    else if (!strcmp(key, "bytes") || !strcmp(key, "flops") || !strcmp(key, "time")) size_line(r, p, key, val);
     else if (!strcmp(key, "peak")) r->peak_tflops = strtod(val, NULL);
     else if (!strcmp(key, "norm")) {
         double err = 0, bound = 0;
@@ -144,16 +160,6 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         else if (!c.ok) r->checks[MAX_CHECKS - 1] = c;
     } else if (!strcmp(key, "mismatch")) {
         if (r->mismatches.count < 10) strlist_add(&r->mismatches, val);
-    } else if (!strcmp(key, "time") && current_size(r, p)) {
-        TimedSize *ts = current_size(r, p);
-        char who[16];
-        Timing t = {0};
-        if (sscanf(val, "%15s %lf %lf %lf %d", who, &t.median_ms, &t.min_ms, &t.max_ms, &t.samples) == 5) {
-            if (!strcmp(who, "student")) ts->student = t;
-            else if (!strcmp(who, "reference")) ts->reference = t;
-            else if (!strcmp(who, "baseline")) ts->baseline = t;
-            else if (!strcmp(who, "library")) ts->library = t;
-        }
     } else if (!strcmp(key, "error")) {
         split_kind(val, p->error_kind, sizeof p->error_kind, p->error_text, sizeof p->error_text);
     } else if (!strcmp(key, "violation")) {
@@ -723,6 +729,13 @@ ExStatus verdict_status(Verdict v) {
     }
 }
 
+/* What an attempt earns. A compile stopped at its timeout is graded
+ * timeout, like a kernel that hangs, but that code never compiled (the
+ * compile log is kept only when nvcc finished). */
+static ExStatus result_status(const GradeResult *r) {
+    return r->verdict == V_TIMEOUT && !r->compile_log ? ST_ATTEMPTED : verdict_status(r->verdict);
+}
+
 static void record(Progress *p, void *ctx) {
     RecordCtx *rc = ctx;
     ExProgress *x = progress_get(p, rc->e->id, true);
@@ -732,8 +745,7 @@ static void record(Progress *p, void *ctx) {
     if (!x->first_attempt[0]) snprintf(x->first_attempt, sizeof x->first_attempt, "%s", now);
     snprintf(x->last_attempt, sizeof x->last_attempt, "%s", now);
     snprintf(x->last_verdict, sizeof x->last_verdict, "%s", verdict_key(rc->r->verdict));
-    ExStatus s = verdict_status(rc->r->verdict);
-    if (rc->r->verdict == V_TIMEOUT && !rc->r->compile_log) s = ST_ATTEMPTED; /* the compiler never finished */
+    ExStatus s = result_status(rc->r);
     if (s > x->status) x->status = s;
     if (rc->r->verdict == V_PASS && !x->passed_at[0]) snprintf(x->passed_at, sizeof x->passed_at, "%s", now);
     if (rc->r->timed && rc->r->verdict != V_WRONG) {

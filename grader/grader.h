@@ -89,7 +89,8 @@ typedef struct {
     bool timed;                 /* the timing lines were there */
     /* The figures from bytes to tflops_library are those of one timed size:
      * the one that decided (the least margin over the floors); sizes[] has
-     * them all, in the exercise's order. */
+     * them all, in the exercise's order. A timed result has at least one
+     * (output without `timed:` lines makes one of its first timing line). */
     TimedSize sizes[MAX_TIMED_SIZES];
     int nsizes, decisive;
     double bytes;

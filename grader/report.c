@@ -168,6 +168,32 @@ static void json_timing(FILE *out, const char *name, const Timing *t, double gbp
     fputc('}', out);
 }
 
+/* One timed size's times and ratios, as members of an object already open. */
+static void json_size_figures(FILE *out, const TimedSize *t) {
+    fputs(", ", out);
+    json_timing(out, "student", &t->student, t->gbps_student, t->tflops_student);
+    fputs(", ", out);
+    json_timing(out, "reference", &t->reference, t->gbps_reference, t->tflops_reference);
+    if (t->baseline.samples) {
+        fputs(", ", out);
+        json_timing(out, "baseline", &t->baseline, t->gbps_baseline, 0);
+    }
+    if (t->library.samples) {
+        fputs(", ", out);
+        json_timing(out, "library", &t->library, t->gbps_library, t->tflops_library);
+    }
+    fputs(", \"vs_reference\": ", out);
+    json_number(out, t->vs_reference);
+    if (t->baseline.samples) {
+        fputs(", \"vs_baseline\": ", out);
+        json_number(out, t->vs_baseline);
+    }
+    if (t->library.samples) {
+        fputs(", \"vs_library\": ", out);
+        json_number(out, t->vs_library);
+    }
+}
+
 static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     fputs("    {\"id\": ", out);
     json_string(out, e->id);
@@ -202,9 +228,9 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
         json_number(out, r->norm_bound);
     }
     fputs(",\n     \"timing\": ", out);
-    if (r->timed) {
-        fputs("{\"size\": ", out); /* the size that decided, when several were timed */
-        json_string(out, r->nsizes ? r->sizes[r->decisive].size : "");
+    if (r->timed) { /* the size that decided, with the kind's totals */
+        fputs("{\"size\": ", out);
+        json_string(out, r->sizes[r->decisive].size);
         fputs(", \"bytes\": ", out);
         json_number(out, r->bytes);
         if (r->flops > 0) {
@@ -213,27 +239,10 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
             fputs(", \"peak_tflops\": ", out);
             json_number(out, r->peak_tflops);
         }
-        fputs(", ", out);
-        json_timing(out, "student", &r->student, r->gbps_student, r->tflops_student);
-        fputs(", ", out);
-        json_timing(out, "reference", &r->reference, r->gbps_reference, r->tflops_reference);
-        if (r->baseline.samples) {
-            fputs(", ", out);
-            json_timing(out, "baseline", &r->baseline, r->gbps_baseline, 0);
-        }
+        json_size_figures(out, &r->sizes[r->decisive]);
         if (r->library.samples) {
-            fputs(", ", out);
-            json_timing(out, "library", &r->library, r->gbps_library, r->tflops_library);
             fputs(", \"library_name\": ", out);
             json_string(out, r->library_name);
-            fputs(", \"vs_library\": ", out);
-            json_number(out, r->vs_library);
-        }
-        fputs(", \"vs_reference\": ", out);
-        json_number(out, r->vs_reference);
-        if (r->baseline.samples) {
-            fputs(", \"vs_baseline\": ", out);
-            json_number(out, r->vs_baseline);
         }
         fputc('}', out);
     } else {
@@ -241,27 +250,9 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     }
     fputs(", \"timed_sizes\": [", out);
     for (int i = 0; r->timed && i < r->nsizes; i++) {
-        const TimedSize *t = &r->sizes[i];
         fprintf(out, "%s{\"size\": ", i ? ", " : "");
-        json_string(out, t->size);
-        fputs(", ", out);
-        json_timing(out, "student", &t->student, t->gbps_student, t->tflops_student);
-        fputs(", ", out);
-        json_timing(out, "reference", &t->reference, t->gbps_reference, t->tflops_reference);
-        if (t->library.samples) {
-            fputs(", ", out);
-            json_timing(out, "library", &t->library, t->gbps_library, t->tflops_library);
-        }
-        fputs(", \"vs_reference\": ", out);
-        json_number(out, t->vs_reference);
-        if (t->baseline.samples) {
-            fputs(", \"vs_baseline\": ", out);
-            json_number(out, t->vs_baseline);
-        }
-        if (t->library.samples) {
-            fputs(", \"vs_library\": ", out);
-            json_number(out, t->vs_library);
-        }
+        json_string(out, r->sizes[i].size);
+        json_size_figures(out, &r->sizes[i]);
         fputc('}', out);
     }
     fputc(']', out);

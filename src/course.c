@@ -309,12 +309,14 @@ static void parse_libraries(Yaml *y, yaml_node_t *map, StrList *out) {
     }
 }
 
-static bool is_name(const char *s) {
+bool course_plain_name(const char *s, const char *extra) {
     if (!*s) return false;
     for (; *s; s++)
-        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_')) return false;
+        if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && !strchr(extra, *s)) return false;
     return true;
 }
+
+static bool is_name(const char *s) { return course_plain_name(s, "_"); }
 
 /* check_order: false when an earlier chapter could not be read, so that this
  * exercise's place in the course is unknown. */

@@ -108,6 +108,8 @@ int course_outline(const char *root, CourseOutline *o, StrList *problems);
 void course_outline_free(CourseOutline *o);
 
 /* "1000" or "16384x16383" */
+/* s is non-empty and only a-z, 0-9 and the characters of extra (names: "_"). */
+bool course_plain_name(const char *s, const char *extra);
 void size_text(const SizeSpec *s, char *buf, size_t size);
 
 /* Where the course is, the first of: --course DIR, GPUCOURSE_COURSE, the

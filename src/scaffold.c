@@ -9,14 +9,6 @@
 
 #include "course.h"
 
-/* a-z, 0-9 and the extra characters allowed (course.c's rule for names) */
-static bool plain_name(const char *s, const char *extra) {
-    if (!*s) return false;
-    for (; *s; s++)
-        if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && !strchr(extra, *s)) return false;
-    return true;
-}
-
 /* "shared_memory" -> "Shared memory" */
 static char *title_from(const char *name) {
     char *t = xstrdup(name);
@@ -182,7 +174,7 @@ static bool chapter_is_last(const CourseOutline *o, const void *dir) {
 }
 
 int scaffold_chapter(const char *root, const char *name, const char *title, StrList *made) {
-    if (!plain_name(name, "_-"))
+    if (!course_plain_name(name, "_-"))
         return error("a chapter's name uses only a-z, 0-9, - and _, not '%s'", name);
     CourseOutline o;
     if (read_outline(root, &o) < 0) return SCAFFOLD_FILES;
@@ -409,8 +401,8 @@ static char *entry_text(int indent, bool first, const char *id, const char *name
 
 int scaffold_exercise(const char *root, const char *chapter, const char *name, const char *kind,
                       const char *title, StrList *made) {
-    if (!plain_name(name, "_")) return error("an exercise's name uses only a-z, 0-9 and _, not '%s'", name);
-    if (!plain_name(kind, "_")) return error("no kind '%s': a kind is named like harness/kinds/KIND.cu", kind);
+    if (!course_plain_name(name, "_")) return error("an exercise's name uses only a-z, 0-9 and _, not '%s'", name);
+    if (!course_plain_name(kind, "_")) return error("no kind '%s': a kind is named like harness/kinds/KIND.cu", kind);
     CourseOutline o;
     if (read_outline(root, &o) < 0) return SCAFFOLD_FILES;
     int k = find_chapter(&o, chapter), rc = 0, number = 0;
