@@ -21,6 +21,13 @@ static const char *const common_flags[] = {
     "-Xcompiler", "-Wall",
 };
 static const char *const shared_lib_flags[] = {"-shared", "-Xcompiler", "-fPIC"};
+/* The driver API for every student and reference library, the one way the
+ * course reaches it: TMA tensor maps (cuTensorMapEncodeTiled) are encoded on
+ * the host through the driver. Linked, not fetched with
+ * cudaGetDriverEntryPointByVersion, so that a lesson's code calls it by its
+ * name from <cuda.h>; --as-needed records libcuda.so.1 only in libraries
+ * that call it (the runner has it loaded already). */
+static const char *const shared_lib_libs[] = {"-Xlinker=--as-needed", "-lcuda"};
 /* The judge and the runners share device memory through the driver API's
  * virtual-memory calls: -lcuda (the toolkit's stub where no driver is
  * installed; the real libcuda.so.1 at run time). */
@@ -118,6 +125,8 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     argv[n++] = "-o";
     argv[n++] = output;
     for (int i = 0; sources[i] && n < 56; i++) argv[n++] = sources[i];
+    if (target == BUILD_SHARED_LIB)
+        for (size_t i = 0; i < ARRAY_SIZE(shared_lib_libs); i++) argv[n++] = shared_lib_libs[i];
     if (target == BUILD_HARNESS || target == BUILD_RUNNER)
         for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) argv[n++] = harness_libs[i];
     if (target == BUILD_HARNESS)
