@@ -4,7 +4,11 @@
 # with the reason.
 #
 #  1. check-course: every reference passes its floors with margin, every stub fails
-#  2. each solution in tests/gpu/ gets the verdict and exit code in its first line
+#  2. each solution in tests/gpu/ gets the verdict and exit code in its first line,
+#     `// expect: CODE VERDICT ["TEXT"] -- why`: with "TEXT", the JSON result
+#     (reason, program output) must contain TEXT too; after a fixture that
+#     times out, the exercise's reference is graded again and must pass (the
+#     GPU is usable after a hang)
 #  3. the no-GPU path with GPUCOURSE_NO_GPU=1
 #  4. the wall time of `gpucourse grade` once the harness is built
 #  5. gpucourse bench: every reference against the same-run ceilings
@@ -75,6 +79,7 @@ for f in tests/gpu/*.cu; do
     ex=${name%%_*}
     set -- $(sed -n '1s#^// expect: \([0-9]*\) \([a-z_]*\).*#\1 \2#p' "$f")
     want_code=$1 want_verdict=$2
+    want_text=$(sed -n '1s#^// expect: [0-9]* [a-z_]* "\([^"]*\)".*#\1#p' "$f")
     target=$(ls "$WS/exercises/${ex}_"*.cu 2>/dev/null | head -1)
     if [ -z "$target" ] || ! cp "$f" "$target"; then  # else the stub would be graded in its place
         not_ok "$name: no exercise file for $ex in the workspace"
@@ -84,11 +89,19 @@ for f in tests/gpu/*.cu; do
     code=$?
     verdict=$(sed -n 's/.*"verdict": "\([a-z_]*\)".*/\1/p' "$WS/$name.json" | head -1)
     ratios=$(grep -o '"vs_reference": [0-9.]*, "vs_baseline": [0-9.]*' "$WS/$name.json" | tr -d '"')
-    if [ "$code" = "$want_code" ] && [ "$verdict" = "$want_verdict" ]; then
-        ok "$name: $verdict, exit $code${ratios:+ ($ratios)}"
+    if [ "$code" = "$want_code" ] && [ "$verdict" = "$want_verdict" ] &&
+        { [ -z "$want_text" ] || grep -qF -- "$want_text" "$WS/$name.json"; }; then
+        ok "$name: $verdict, exit $code${want_text:+, says \"$want_text\"}${ratios:+ ($ratios)}"
     else
-        not_ok "$name: want $want_verdict/$want_code, got $verdict/$code"
+        not_ok "$name: want $want_verdict/$want_code${want_text:+ saying \"$want_text\"}, got $verdict/$code"
         sed 's/^/# /' "$WS/$name.json" "$WS/$name.err" | head -40
+    fi
+    if [ "$want_verdict" = timeout ]; then  # the next grade, on the same GPU, still passes
+        cp solutions/"${target##*/}" "$target"
+        "$GC" grade "$ex" --format json >"$WS/$name.after.json" 2>&1
+        after=$?
+        if [ $after = 0 ]; then ok "$name: the reference passes right after the hang"
+        else not_ok "$name: the reference after the hang: exit $after"; sed 's/^/# /' "$WS/$name.after.json" | head -20; fi
     fi
     # containment: nothing of this grading may outlive it (gpucourse kills and reaps what the run left behind
     # before it returns; a process that is still exiting gets 3 s)

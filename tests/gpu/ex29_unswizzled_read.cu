@@ -1,36 +1,21 @@
-// ex29 tma_swizzle_transpose: the 128-byte swizzle, read back from a TMA tile
+// expect: 1 wrong_answer -- the map asks for the 128-byte swizzle but the tile is read as if it were plain row-major
+// ex29 tma_swizzle_read -- reference solution
 //
-// What this exercise teaches
-//   What CU_TENSOR_MAP_SWIZZLE_128B does to a tile on its way into shared
-//   memory, and how to find an element in it again: the pattern of ex22,
-//   now written by the copy engine. Reading a tile down its columns, as a
-//   transpose does, is conflict-free in the swizzled layout.
+// out[c][r] = in[r][c] (kind transpose), the tiles of in loaded by TMA with
+// the 128-byte swizzle and read back down their columns.
 //
-// The problem (kind transpose, as in chapter 5)
-//   out[c][r] = in[r][c]; in is row-major rows x cols floats, cols a
-//   multiple of 4; out is cols x rows.
+// Block (x, y) loads the box of 32 columns (128 bytes) by 64 rows at
+// (32x, 64y) with CU_TENSOR_MAP_SWIZZLE_128B into a 1024-byte-aligned tile:
+// row r of the box is 128 bytes at r * 128, its 16-byte chunk h stored at
+// chunk h ^ (r % 8) (ex22's image). Element (r, c) of the box is float
+//   r * 32 + 4 * ((c / 4) ^ (r % 8)) + c % 4.
+// Warp w writes out's rows c = 4w .. 4w + 3 of the tile, lane l the element
+// (r, c) with c = 4w + l / 8 and r = 8i + l % 8 (i = 0..7): the 32 lanes
+// read chunks w ^ (l % 8) (8 different ones) at offsets l / 8 inside them,
+// 32 different banks, and write 4 rows x 8 consecutive floats (4 full
+// 32-byte sectors) of out.
 //
-// What is given
-//   The PTX wrappers, the grid (block (x, y) loads the box of 32 columns by
-//   64 rows at column 32x, row 64y), the read-back loop (warp w writes out's
-//   rows 4w .. 4w + 3 of the tile; lane l reads box element (r, c) with
-//   c = 4w + l / 8, r = 8i + l % 8) and the guarded stores to out.
-//
-// What to fill in
-//   1. In solve: the tensor map of `in` with a box of 32 x 64 floats and
-//      CU_TENSOR_MAP_SWIZZLE_128B (its inner box may be at most 128 bytes).
-//   2. The load, as in ex26, with this box's byte count.
-//   3. swz128(r, c): the float offset of box element (r, c) in the tile. The
-//      tile is aligned to 1024 bytes, so row r's 16-byte chunk h sits at
-//      chunk h ^ (r % 8) of that row.
-//   As shipped nothing is loaded: wrong answer. With the swizzle in the map
-//   but not in swz128 (or the other way round) the answer is wrong too.
-//
-// How it is graded
-//   gpucourse grade ex29
-//   Checked exactly at shapes from 1 x 4 to 1000 x 996, then timed at
-//   16384 x 16388 (2.1 GB moved) against the reference and a copy. Your
-//   machine code must contain UTMALDG and SYNCS.
+// Measured on the H100: to be measured (docs/benchmarks.md).
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -143,14 +128,12 @@ namespace {
 
 constexpr int BOX_C = 32;   // 32 floats: 128 bytes, the most SWIZZLE_128B allows
 constexpr int BOX_R = 64;
-[[maybe_unused]] constexpr uint32_t BOX_BYTES = BOX_C * BOX_R * sizeof(float);  // 8192
+constexpr uint32_t BOX_BYTES = BOX_C * BOX_R * sizeof(float);  // 8192
 constexpr int THREADS = 256;
 
 // Float offset of element (r, c) of a box loaded with the 128-byte swizzle.
 __device__ __forceinline__ int swz128(int r, int c)
 {
-    // TODO: row r starts at float r * BOX_C; its 16-byte chunk c / 4 sits at
-    //       chunk (c / 4) ^ (r % 8); the float's place in its chunk is c % 4.
     return r * BOX_C + c;
 }
 
@@ -158,13 +141,19 @@ __global__ void __launch_bounds__(THREADS)
     transpose_tiles(const __grid_constant__ CUtensorMap in_map, float* __restrict__ out, int rows, int cols)
 {
     __shared__ __align__(1024) float tile[BOX_R * BOX_C];  // the swizzle repeats every 1024 bytes
-    [[maybe_unused]] __shared__ __align__(8) uint64_t bar;
+    __shared__ __align__(8) uint64_t bar;
     const int c0 = blockIdx.x * BOX_C, r0 = blockIdx.y * BOX_R;
 
-    // TODO: as in ex26: thread 0 initialises bar for one arrival and fences it;
-    //       __syncthreads(); thread 0 announces BOX_BYTES and loads the box at
-    //       (c0, r0) into tile; every thread waits for phase 0.
-    (void)in_map;
+    if (threadIdx.x == 0) {
+        mbar_init(&bar, 1);
+        fence_proxy_async();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        mbar_arrive_expect_tx(&bar, BOX_BYTES);
+        tma_load_2d(tile, &in_map, &bar, c0, r0);
+    }
+    mbar_wait(&bar, 0);
 
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int c = 4 * w + lane / 8;  // this lane's column of the box: a row of out
@@ -182,10 +171,16 @@ __global__ void __launch_bounds__(THREADS)
 extern "C" void solve(const float* in, float* out, int rows, int cols)
 {
     if (rows <= 0 || cols <= 0) return;
-    CUtensorMap map{};
-    // TODO: encode `in` as in ex26, with a box of BOX_C x BOX_R and
-    //       CU_TENSOR_MAP_SWIZZLE_128B.
-    (void)in;
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)cols * sizeof(float)};
+    const cuuint32_t box[2] = {BOX_C, BOX_R};
+    const cuuint32_t element_strides[2] = {1, 1};
+    CUtensorMap map;
+    check_driver(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(in), dims,
+                                        strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                 "cuTensorMapEncodeTiled");
     const dim3 grid((cols + BOX_C - 1) / BOX_C, (rows + BOX_R - 1) / BOX_R);
     transpose_tiles<<<grid, THREADS>>>(map, out, rows, cols);
 }
