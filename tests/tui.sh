@@ -131,7 +131,7 @@ summaries_whole() {
     done
 }
 t_course_rows() {
-    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex25  mma_gemm" && summaries_whole &&
+    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex29  tma_swizzle_read" && summaries_whole &&
         shows "[ ] ex17  padded_transpose     32 banks of 4 bytes" && shows "[ ] ex18  vectorized_transpose float4" &&
         keys Home && keys j && wait_for "1  The thread hierarchy"
 }
