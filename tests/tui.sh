@@ -252,7 +252,7 @@ check "NO_COLOR: no colours, reverse video instead; colours otherwise" t_no_colo
 t_damaged_progress() {
     mkdir -p "$T/ws-damaged" && echo 'version: [' >"$T/ws-damaged/progress.yaml" && start_shell &&
         keys "GPUCOURSE_WORKSPACE=$T/ws-damaged $GC" Enter && wait_for "progress starts" &&
-        aside=$(ls "$T/ws-damaged" | grep damaged) && shows "of 42" &&
+        aside=$(ls "$T/ws-damaged" | grep damaged) && shows "of 48" &&
         sed 's/^ //' "$T/screen" | tr '\n' ' ' | tr -s ' ' |
         grep -F "it was kept as '$T/ws-damaged/$aside' and progress starts afresh" && keys q && restored
 }

@@ -1,4 +1,4 @@
-// expect: 4 timeout "likely here: a full or empty barrier" -- the producer waits on empty[s] with parity use % 2, the phase the consumers complete only after this very load: from the fifth tile of a block on, producer and consumers wait for each other forever
+// expect: 4 timeout "likely here: a full or empty barrier" -- the empty barriers are initialised for every thread of the block, but only the 128 consumer threads arrive: their first phase never completes, and from the fifth tile of a block on the producer waits forever (at 3000 x 3004 every block has five or more)
 // ex28 tma_pipeline -- reference solution
 //
 // The tile_pack problem of ex26 (64 x 64 tiles, zero-filled at the edges),
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);
-            mbar_init(&empty[s], CONSUMERS);
+            mbar_init(&empty[s], THREADS);  // every thread of the block, producer warp included
         }
         fence_proxy_async();
     }
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(THREADS)
             for (int t = blockIdx.x; t < tiles; t += gridDim.x, ++k) {
                 const int s = k % STAGES;
                 const uint32_t use = k / STAGES;
-                if (use > 0) mbar_wait(&empty[s], use & 1);  // consumers done with use - 1
+                if (use > 0) mbar_wait(&empty[s], (use & 1) ^ 1);  // consumers done with use - 1
                 mbar_arrive_expect_tx(&full[s], TILE_BYTES);
                 tma_load_2d(ring + s * TILE * TILE, &in_map, &full[s], (t % tiles_c) * TILE, (t / tiles_c) * TILE);
             }
