@@ -1,11 +1,11 @@
-// ex28 tma_pipeline: a ring of stages, a producer warp and consumer warps
+// ex28 tma_pipeline: a ring of stages, a producer warp and a consumer warp
 //
 // What this exercise teaches
 //   How a copy through TMA reaches the speed of the memory: loads issued
-//   several tiles ahead into a ring of shared-memory stages, one warp that
-//   only issues them, warps that only consume, and two mbarriers per stage
-//   whose phases (and so whose parities) say which use of the stage is
-//   ready. This is the skeleton of every Hopper GEMM's main loop.
+//   several tiles ahead into a ring of shared-memory stages, one thread that
+//   only loads, one that only stores, and two mbarriers per stage whose
+//   phases (and so whose parities) say which use of the stage is ready.
+//   This is the skeleton of every Hopper GEMM's main loop.
 //
 // The problem (kind tile_pack, as in ex26)
 //   out[((tr * tiles_c + tc) * 64 + y) * 64 + x] = in[64 tr + y][64 tc + x],
@@ -13,19 +13,22 @@
 //   device-to-device copy of the same bytes.
 //
 // What is given
-//   The PTX wrappers, the tensor map (as in ex26), the launch (persistent
-//   blocks: as many as fit at once), the shared memory (STAGES tiles, then
-//   STAGES full and STAGES empty barriers, initialised for 1 and for
-//   CONSUMERS arrivals), the roles (warp 0's lane 0 produces; warps 1-4
-//   consume), both loops over the block's tiles and the consumers' copy.
+//   The PTX wrappers (now with bulk_store: a tile's 16 KB from shared to
+//   global memory through the copy engine), the tensor map (as in ex26), the
+//   launch (each block streams a run of RUN = 8 neighbouring tiles), the
+//   shared memory (STAGES = 6 tiles, then 6 full and 6 empty barriers, each
+//   initialised for one arrival), the roles (thread 0 produces, thread 32
+//   consumes), both loops, and the consumer's stores: it lets up to
+//   STORES_READING = 2 stores read shared memory at once.
 //
 // What to fill in (k counts the block's tiles, stage s = k % STAGES,
 // use = k / STAGES)
 //   1. The producer: before use >= 1 of stage s, wait on empty[s] for the
-//      phase the consumers completed in use - 1; then arrive.expect_tx the
-//      tile's bytes on full[s] and issue the TMA load of tile t into stage s.
-//   2. The consumers: wait on full[s] for the phase of this use; after
-//      reading the stage into registers, arrive on empty[s].
+//      phase completed in use - 1; then arrive.expect_tx the tile's bytes on
+//      full[s] and issue the TMA load of tile t into stage s.
+//   2. The consumer: wait on full[s] for the phase of this use before the
+//      store; once bulk_wait_read says the store of tile k - STORES_READING
+//      has read its stage, arrive on that stage's empty barrier.
 //   A phase's parity is its number modulo 2: the n-th completion of a
 //   barrier (n = 0, 1, ...) is waited for with parity n % 2.
 //   As shipped nothing is loaded and nothing waits: wrong answer.
@@ -33,10 +36,10 @@
 // How it is graded
 //   gpucourse grade ex28
 //   Checked exactly at shapes from 1 x 4 to 3000 x 3004 (2209 tiles,
-//   several per block), then timed at 16000 x 16380 (2.1 GB moved): at
-//   least 88% of the copy's throughput. Your machine code must contain
-//   UTMALDG and SYNCS. A wrong parity or byte count waits forever: the
-//   grade ends as a timeout.
+//   several per block), then timed at 16000 x 16380 (2.1 GB moved) against
+//   a copy of the same bytes. Your machine code must contain UTMALDG and
+//   SYNCS. A wrong parity or byte count waits forever: the grade ends as a
+//   timeout.
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -110,27 +113,29 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, u
         : "memory");
 }
 
-// TMA store: the box in shared memory at src to element coordinates (x, y)
-// of the map's tensor; the parts outside the tensor are not written.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int x, int y)
+// Bulk store: `bytes` contiguous bytes of shared memory at src to global
+// memory at dst (both 16-byte aligned, bytes a multiple of 16), through the
+// copy engine, like a TMA store without a tensor map.
+__device__ __forceinline__ void bulk_store(void* dst, const void* src, uint32_t bytes)
 {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                     reinterpret_cast<uint64_t>(map)),
-                 "r"(x), "r"(y), "r"(smem_addr(src))
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(smem_addr(src)),
+                 "r"(bytes)
                  : "memory");
 }
 
-// Closes this thread's TMA stores issued so far into one bulk group.
-__device__ __forceinline__ void tma_store_commit()
+// Closes this thread's bulk stores issued so far into one bulk group.
+__device__ __forceinline__ void bulk_commit()
 {
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
 
-// Waits until this thread's bulk groups have all finished reading shared
-// memory (after this, the tile may be overwritten or the block may end).
-__device__ __forceinline__ void tma_store_wait_read()
+// Waits until at most N of this thread's bulk groups are still reading
+// shared memory: the older ones are done with their tiles, which may be
+// overwritten (their writes to global memory may still be on the way).
+template <int N>
+__device__ __forceinline__ void bulk_wait_read()
 {
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
 }
 
 // A map the driver rejects ends the program with the driver's name for the
@@ -149,10 +154,10 @@ namespace {
 
 constexpr int TILE = 64;
 constexpr uint32_t TILE_BYTES = TILE * TILE * sizeof(float);  // 16384
-constexpr int STAGES = 4;
-constexpr int CONSUMERS = 128;                    // 4 warps
-constexpr int THREADS = 32 + CONSUMERS;           // + the producer warp
-constexpr int PER_THREAD = TILE * TILE / 4 / CONSUMERS;  // float4 per consumer thread and tile
+constexpr int STAGES = 6;                                     // 96 KB of ring: two blocks per SM
+constexpr int RUN = 8;                                        // tiles per block
+constexpr int STORES_READING = 2;                             // stores the consumer lets read at once
+constexpr int THREADS = 64;                                   // warp 0 produces, warp 1 consumes
 constexpr size_t SMEM_BYTES = STAGES * TILE_BYTES + 2 * STAGES * sizeof(uint64_t);
 
 __global__ void __launch_bounds__(THREADS)
@@ -166,44 +171,40 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);
-            mbar_init(&empty[s], CONSUMERS);
+            mbar_init(&empty[s], 1);
         }
         fence_proxy_async();
     }
     __syncthreads();
 
-    if (threadIdx.x < 32) {  // the producer warp: one lane issues, the others are done
-        if (threadIdx.x == 0) {
-            int k = 0;
-            for (int t = blockIdx.x; t < tiles; t += gridDim.x, ++k) {
-                [[maybe_unused]] const int s = k % STAGES;
-                [[maybe_unused]] const uint32_t use = k / STAGES;  // how often stage s was filled before
-                // TODO: from the second use of stage s on, wait until the consumers
-                //       have released it: mbar_wait(&empty[s], parity) with the parity
-                //       of the phase they completed in use - 1.
-                // TODO: announce one tile's bytes on full[s] and load tile t into
-                //       stage s (ring + s * TILE * TILE): tile t is tile row
-                //       t / tiles_c, tile column t % tiles_c.
-            }
-        }
-        return;
-    }
+    const int first = blockIdx.x * RUN;
+    const int last = first + RUN < tiles ? first + RUN : tiles;
 
-    const int ct = threadIdx.x - 32;  // 0 .. CONSUMERS - 1
-    int k = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x, ++k) {
-        const int s = k % STAGES;
-        const uint32_t use = k / STAGES;
-        (void)use;
-        // TODO: wait until stage s holds tile t: mbar_wait(&full[s], parity of this use).
-        const float4* src = reinterpret_cast<const float4*>(ring + s * TILE * TILE);
-        float4 v[PER_THREAD];
-#pragma unroll
-        for (int i = 0; i < PER_THREAD; ++i) v[i] = src[ct + i * CONSUMERS];
-        // TODO: the stage is in registers: release it to the producer (mbar_arrive on empty[s]).
-        float4* dst = reinterpret_cast<float4*>(out + (size_t)t * TILE * TILE);
-#pragma unroll
-        for (int i = 0; i < PER_THREAD; ++i) dst[ct + i * CONSUMERS] = v[i];
+    if (threadIdx.x == 0) {  // the producer
+        for (int t = first, k = 0; t < last; ++t, ++k) {
+            const int s = k % STAGES;
+            const uint32_t use = k / STAGES;
+            (void)s;
+            (void)use;
+            // TODO: from the second use of stage s on, wait until the store of
+            //       its previous use has read it: mbar_wait(&empty[s], parity)
+            //       with the parity of the phase completed in use - 1.
+            // TODO: announce one tile's bytes on full[s] and load tile t into
+            //       stage s (ring + s * TILE * TILE): tile t is tile row
+            //       t / tiles_c, tile column t % tiles_c.
+        }
+    } else if (threadIdx.x == 32) {  // the consumer
+        for (int t = first, k = 0; t < last; ++t, ++k) {
+            const int s = k % STAGES;
+            // TODO: wait until stage s holds tile t: mbar_wait(&full[s], parity of this use).
+            bulk_store(out + (size_t)t * TILE * TILE, ring + s * TILE * TILE, TILE_BYTES);
+            bulk_commit();
+            bulk_wait_read<STORES_READING>();  // the stores before the last STORES_READING have read their tiles
+            // TODO: the store of tile k - STORES_READING (if there was one) has read
+            //       its stage: release that stage to the producer (mbar_arrive on
+            //       its empty barrier).
+        }
+        bulk_wait_read<0>();  // the block's shared memory must outlive every store's read
     }
 }
 
@@ -222,18 +223,11 @@ extern "C" void solve(const float* in, float* out, int rows, int cols)
                                         CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                  "cuTensorMapEncodeTiled");
-
-    // Persistent blocks: as many as fit on the GPU at once, or one per tile.
-    static int per_sm = 0;
-    if (per_sm == 0) {
+    static bool configured = false;  // 96 KB of dynamic shared memory needs the opt-in
+    if (!configured) {
         cudaFuncSetAttribute(pack_tiles_pipelined, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pack_tiles_pipelined, THREADS, SMEM_BYTES);
-        if (per_sm < 1) per_sm = 1;
+        configured = true;
     }
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const int tiles_c = (cols + TILE - 1) / TILE, tiles = tiles_c * ((rows + TILE - 1) / TILE);
-    const int blocks = tiles < per_sm * sms ? tiles : per_sm * sms;
-    pack_tiles_pipelined<<<blocks, THREADS, SMEM_BYTES>>>(map, out, tiles_c, tiles);
+    pack_tiles_pipelined<<<(tiles + RUN - 1) / RUN, THREADS, SMEM_BYTES>>>(map, out, tiles_c, tiles);
 }

@@ -14,7 +14,7 @@
 // memory must outlive that read). Edge tiles need no guard on the store:
 // the part of the box outside out is not written.
 //
-// Measured on the H100: to be measured (docs/benchmarks.md).
+// Measured on the H100: 2748 GB/s, 0.92-0.93 of the same-run copy (docs/benchmarks.md).
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
 #include <cuda_runtime.h>
 #include <cstdint>
