@@ -31,8 +31,8 @@ double calibrate_suggest(const char *key, double median) {
 }
 
 const char *floor_flag_text(FloorFlag f) {
-    static const char *const text[] = {"ok", "too tight", "too loose", "not set"};
-    return f <= FLOOR_UNSET ? text[f] : "?";
+    static const char *const text[] = {"ok", "too tight", "too loose", "not set", "loose on purpose"};
+    return f <= FLOOR_LOOSE_ON_PURPOSE ? text[f] : "?";
 }
 
 void calibrate(const Exercise *e, const GradeResult *runs, int count, Calibration *out) {
@@ -70,7 +70,7 @@ void calibrate(const Exercise *e, const GradeResult *runs, int count, Calibratio
         f->suggested = calibrate_suggest(f->key, f->median);
         f->flag = f->floor <= 0                                ? FLOOR_UNSET
                   : f->median < f->floor / CALIBRATE_TIGHT      ? FLOOR_TOO_TIGHT
-                  : f->floor < CALIBRATE_LOOSE * f->median      ? FLOOR_TOO_LOOSE
+                  : f->floor < CALIBRATE_LOOSE * f->median      ? (e->floors_why ? FLOOR_LOOSE_ON_PURPOSE : FLOOR_TOO_LOOSE)
                                                                : FLOOR_OK;
     }
     free(values);

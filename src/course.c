@@ -322,7 +322,7 @@ static bool is_name(const char *s) { return course_plain_name(s, "_"); }
  * exercise's place in the course is unknown. */
 static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
-                                       "tolerance", "floors", "timeout", "timeout_hint", "hints",
+                                       "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
                                        "required_sass", "forbidden_symbols", "forbidden_libraries", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
@@ -389,12 +389,20 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         e->floor_baseline = get_number(y, floors, "baseline", false, 0, 0, 1.5);
         e->floor_library = get_number(y, floors, "library", false, 0, 0, 1.5);
     }
+    e->floors_why = get_string(y, n, "floors_why", false);
+    if (e->floors_why && (!*e->floors_why || strlen(e->floors_why) > MAX_FLOORS_WHY)) {
+        problem_at(y, map_get(y, n, "floors_why"), "'floors_why' must be 1 to %d characters, not %zu",
+                   MAX_FLOORS_WHY, strlen(e->floors_why));
+        free(e->floors_why);
+        e->floors_why = NULL;
+    }
     e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
     e->timeout_hint = get_string(y, n, "timeout_hint", false);
     if (e->timeout_hint && (!*e->timeout_hint || strlen(e->timeout_hint) > MAX_TIMEOUT_HINT)) {
         problem_at(y, map_get(y, n, "timeout_hint"), "'timeout_hint' must be 1 to %d characters, not %zu",
                    MAX_TIMEOUT_HINT, strlen(e->timeout_hint));
         free(e->timeout_hint);
+    free(e->floors_why);
         e->timeout_hint = NULL;
     }
     get_string_list(y, n, "hints", true, &e->hints);

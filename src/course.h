@@ -9,7 +9,7 @@
 
 enum { MAX_SIZE_ARGS = 3, MAX_TIMING_SIZES = 4 };
 /* A timeout_hint is said inside the verdict's one-paragraph reason. */
-enum { MAX_TIMEOUT_HINT = 600 };
+enum { MAX_TIMEOUT_HINT = 600, MAX_FLOORS_WHY = 300 };
 
 typedef struct {
     int count;                 /* size arguments: 1 for n, 2 for rows, cols */
@@ -34,6 +34,7 @@ typedef struct Exercise {
     double floor_library;      /* student throughput / the kind's library's (CUB...), at least (0: none) */
     int timeout_s;             /* one grading run */
     char *timeout_hint;        /* the likely cause of a hang, said in a timeout verdict (or NULL) */
+    char *floors_why;          /* why the floors sit far below the reference, on purpose (or NULL) */
     StrList hints;
     StrList required_sass;     /* instructions the student's SASS must contain */
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */

@@ -571,6 +571,8 @@ static void json_calibration(FILE *out, const Exercise *e, const Calibration *ca
     json_string(out, cal->failed == V_PASS ? "" : verdict_key(cal->failed));
     fputs(", \"why\": ", out);
     json_string(out, cal->why);
+    fputs(", \"floors_why\": ", out);
+    json_string(out, e->floors_why ? e->floors_why : "");
     fputs(", \"floors\": [", out);
     for (int k = 0; k < cal->nfloors; k++) {
         const FloorCalibration *f = &cal->floors[k];
@@ -606,6 +608,7 @@ static void print_calibration(const Course *c, const Exercise *e, const Calibrat
         if (f->floor > 0 || k == 0) sb_printf(&line, "%s%s: %.2f", line.len ? ", " : "", f->key, f->suggested);
     }
     printf("    floors: {%s}  # %s, course/%s/chapter.yaml\n", line.buf, e->id, c->chapters[e->chapter].dir);
+    if (e->floors_why) printf("    floors_why: %s\n", e->floors_why);
     sb_free(&line);
 }
 

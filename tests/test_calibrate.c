@@ -111,6 +111,13 @@ static void test_too_loose_and_unset(void **state) {
     e.floor_reference = 0.5; /* exactly half: not loose */
     calibrate(&e, rs, 2, &c);
     assert_int_equal(floor_of(&c, "reference")->flag, FLOOR_OK);
+    e.floors_why = (char *)"a naive kernel, slow by nature"; /* loose on purpose: said, not flagged */
+    calibrate(&e, rs, 2, &c);
+    assert_int_equal(floor_of(&c, "library")->flag, FLOOR_LOOSE_ON_PURPOSE);
+    assert_string_equal(floor_flag_text(FLOOR_LOOSE_ON_PURPOSE), "loose on purpose");
+    e.floor_reference = 1.2; /* too tight stays too tight */
+    calibrate(&e, rs, 2, &c);
+    assert_int_equal(floor_of(&c, "reference")->flag, FLOOR_TOO_TIGHT);
 }
 
 /* A run that was not timed is counted and named; the others still measure. */

@@ -197,7 +197,7 @@ static void test_unknown_key(void **state) {
     (void)state;
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
-                   "kind, file, summary, task, sizes, tolerance, floors, timeout, timeout_hint, hints, "
+                   "kind, file, summary, task, sizes, tolerance, floors, floors_why, timeout, timeout_hint, hints, "
                    "required_sass, forbidden_symbols, forbidden_libraries) (in exercise 'ex02')");
 }
 
@@ -227,6 +227,31 @@ static void test_timeout_hint(void **state) {
                    "course/01-one/chapter.yaml:27:19: 'timeout_hint' must be 1 to 600 characters, not 601 "
                    "(in exercise 'ex02')");
     free(long_hint);
+}
+
+/* floors_why: kept as written, absent means NULL, empty or too long is a problem */
+static void test_floors_why(void **state) {
+    (void)state;
+    const char *at = strstr(good_chapter, "    timeout: 30\n");
+    assert_non_null(at);
+    char *chapter = xprintf("%.*s    floors_why: \"a naive kernel, slow by nature\"\n%s", (int)(at - good_chapter),
+                            good_chapter, at);
+    char *dir = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_null(c->exercises[0].floors_why);
+    assert_string_equal(c->exercises[1].floors_why, "a naive kernel, slow by nature");
+    course_free(c);
+    strlist_free(&problems);
+    free(chapter);
+    tmpdir_remove(dir);
+
+    char *long_why = xprintf("    timeout: 30\n    floors_why: %0*d\n", 301, 0);
+    expect_problem("    timeout: 30\n", long_why,
+                   "course/01-one/chapter.yaml:27:17: 'floors_why' must be 1 to 300 characters, not 301 "
+                   "(in exercise 'ex02')");
+    free(long_why);
 }
 
 static void test_duplicate_key(void **state) {
@@ -594,7 +619,7 @@ int main(void) {
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key),
-        cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
+        cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),
         cmocka_unit_test(test_empty_course_file), cmocka_unit_test(test_shipped_course),
