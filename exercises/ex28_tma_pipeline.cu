@@ -1,4 +1,4 @@
-// ex28 tma_pipeline: a ring of stages, a producer warp and a consumer warp
+// ex28 tma_pipeline: a ring of stages, a producer and a consumer
 //
 // What this exercise teaches
 //   How a copy through TMA reaches the speed of the memory: loads issued
