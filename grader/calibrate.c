@@ -70,8 +70,9 @@ void calibrate(const Exercise *e, const GradeResult *runs, int count, Calibratio
         f->suggested = calibrate_suggest(f->key, f->median);
         f->flag = f->floor <= 0                                ? FLOOR_UNSET
                   : f->median < f->floor / CALIBRATE_TIGHT      ? FLOOR_TOO_TIGHT
-                  : f->floor < CALIBRATE_LOOSE * f->median      ? (e->floors_why ? FLOOR_LOOSE_ON_PURPOSE : FLOOR_TOO_LOOSE)
-                                                               : FLOOR_OK;
+                  : f->floor >= CALIBRATE_LOOSE * f->median     ? FLOOR_OK
+                  : e->floors_why                               ? FLOOR_LOOSE_ON_PURPOSE
+                                                               : FLOOR_TOO_LOOSE;
     }
     free(values);
 }

@@ -402,7 +402,6 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         problem_at(y, map_get(y, n, "timeout_hint"), "'timeout_hint' must be 1 to %d characters, not %zu",
                    MAX_TIMEOUT_HINT, strlen(e->timeout_hint));
         free(e->timeout_hint);
-    free(e->floors_why);
         e->timeout_hint = NULL;
     }
     get_string_list(y, n, "hints", true, &e->hints);
@@ -605,6 +604,7 @@ static void exercise_free(Exercise *e) {
     free(e->id), free(e->name), free(e->title), free(e->kind), free(e->file);
     free(e->summary), free(e->task), free(e->check_sizes), free(e->timing_sizes), free(e->where);
     free(e->timeout_hint);
+    free(e->floors_why);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_symbols);
