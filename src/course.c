@@ -149,6 +149,18 @@ static char *get_string(Yaml *y, yaml_node_t *map, const char *key, bool require
     return xstrdup(s);
 }
 
+/* An optional one-line text of 1 to `max` characters (NULL when absent or
+ * not valid). */
+static char *get_short_text(Yaml *y, yaml_node_t *map, const char *key, int max) {
+    char *s = get_string(y, map, key, false);
+    if (s && (!*s || strlen(s) > (size_t)max)) {
+        problem_at(y, map_get(y, map, key), "'%s' must be 1 to %d characters, not %zu", key, max, strlen(s));
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
 /* A number in [lo, hi]; `fallback` when absent and not required. */
 static double get_number(Yaml *y, yaml_node_t *map, const char *key, bool required, double fallback,
                          double lo, double hi) {
@@ -389,21 +401,9 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         e->floor_baseline = get_number(y, floors, "baseline", false, 0, 0, 1.5);
         e->floor_library = get_number(y, floors, "library", false, 0, 0, 1.5);
     }
-    e->floors_why = get_string(y, n, "floors_why", false);
-    if (e->floors_why && (!*e->floors_why || strlen(e->floors_why) > MAX_FLOORS_WHY)) {
-        problem_at(y, map_get(y, n, "floors_why"), "'floors_why' must be 1 to %d characters, not %zu",
-                   MAX_FLOORS_WHY, strlen(e->floors_why));
-        free(e->floors_why);
-        e->floors_why = NULL;
-    }
+    e->floors_why = get_short_text(y, n, "floors_why", MAX_FLOORS_WHY);
     e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
-    e->timeout_hint = get_string(y, n, "timeout_hint", false);
-    if (e->timeout_hint && (!*e->timeout_hint || strlen(e->timeout_hint) > MAX_TIMEOUT_HINT)) {
-        problem_at(y, map_get(y, n, "timeout_hint"), "'timeout_hint' must be 1 to %d characters, not %zu",
-                   MAX_TIMEOUT_HINT, strlen(e->timeout_hint));
-        free(e->timeout_hint);
-        e->timeout_hint = NULL;
-    }
+    e->timeout_hint = get_short_text(y, n, "timeout_hint", MAX_TIMEOUT_HINT);
     get_string_list(y, n, "hints", true, &e->hints);
     get_string_list(y, n, "required_sass", false, &e->required_sass);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
