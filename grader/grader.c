@@ -488,6 +488,31 @@ static void check_required_sass(const Toolchain *t, const Exercise *e, const cha
     free(sass);
 }
 
+/* ptxas repairs two wgmma mistakes by itself and says so in one line each:
+ * registers of a running wgmma read before wgmma.wait_group (it inserts
+ * the wait: C7517) and accumulators touched without wgmma.fence (it inserts
+ * the fence: C7519). The PTX ISA leaves both undefined, and a repaired
+ * wait serializes a pipeline, so code that needed the repair has not met
+ * what the chapter teaches, even where its answer came out right. */
+void grade_check_compiler_repairs(GradeResult *r) {
+    if ((r->verdict != V_PASS && r->verdict != V_SLOW) || !r->compile_log) return;
+    static const struct {
+        const char *code, *what;
+    } repairs[] = {
+        {"(C7517)", "the compiler had to insert a wgmma wait (warpgroup.wait) because your code reads accumulator "
+                    "registers while a wgmma may still be writing them: call wgmma_wait<N>() (and fence_registers) "
+                    "before you read them"},
+        {"(C7519)", "the compiler had to insert a wgmma.fence (warpgroup.arrive) because your code touches "
+                    "accumulator registers that a wgmma then uses without a wgmma_fence() between them"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(repairs); i++)
+        if (strstr(r->compile_log, repairs[i].code)) {
+            set_verdict(r, V_REQUIREMENT, "correct, but %s (ptxas %s, in the compiler output)", repairs[i].what,
+                        repairs[i].code);
+            return;
+        }
+}
+
 void course_parts_free(CourseParts *p) {
     free(p->harness);
     free(p->runner);
@@ -700,6 +725,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     phase(o, "running");
     run_harness(e, &parts, student_so, o, r);
     if (r->verdict == V_PASS || r->verdict == V_SLOW) check_required_sass(&t, e, student_so, r);
+    grade_check_compiler_repairs(r);
     interrupted(r);
 out:
     r->wall_s = now_seconds() - start;

@@ -146,6 +146,9 @@ typedef struct {
     char *harness, *runner, *reference;
 } CourseParts;
 
+/* A passing (or slow) result becomes "requirement not met" when the
+ * compile log shows that ptxas repaired a wgmma ordering mistake. */
+void grade_check_compiler_repairs(GradeResult *r);
 void course_parts_free(CourseParts *p);
 
 /* Builds the CourseParts of e unless the build cache has them. Returns -1

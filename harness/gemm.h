@@ -1,6 +1,7 @@
 // What the GEMM kinds share: C = alpha * A * B + beta * C, row-major,
 // A M x K, B K x N, C M x N in float; A and B of type T (bf16, half or
-// float). The exact values, in float64, are the judge's own: on the CPU for
+// float). With B_NK, B is given N x K (K contiguous, as the Hopper tensor
+// cores read it) and the product is A * B^T. The exact values, in float64, are the judge's own: on the CPU for
 // the small sizes, on the GPU for the timed size (CHECK_REL_NORM).
 #pragma once
 #include "harness.h"
@@ -12,8 +13,14 @@ __host__ __device__ inline double gemm_value(float x) { return x; }
 __host__ __device__ inline double gemm_value(__nv_bfloat16 x) { return __bfloat162float(x); }
 __host__ __device__ inline double gemm_value(__half x) { return __half2float(x); }
 
+// Element (k, n) of the product's right operand.
+template <bool B_NK, typename T>
+__host__ __device__ inline T gemm_b_at(const T *B, size_t k, size_t n, int N, int K) {
+    return B_NK ? B[n * (size_t)K + k] : B[k * (size_t)N + n];
+}
+
 // 64 x 64 tiles of C, 256 threads, 4 x 4 outputs each, K in steps of 16.
-template <typename T>
+template <typename T, bool B_NK = false>
 __global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double *out, int M, int N, int K,
                                   double alpha, double beta) {
     __shared__ double As[16][65];  // [k][m], padded: a column read is conflict-free
@@ -25,8 +32,8 @@ __global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double
         for (int i = threadIdx.x; i < 64 * 16; i += 256) {
             int mm = i / 16, kk = i % 16, m = m0 + mm, k = k0 + kk;
             As[kk][mm] = m < M && k < K ? gemm_value(A[(size_t)m * K + k]) : 0.0;
-            int kb = i / 64, nn = i % 64, n = n0 + nn, k2 = k0 + kb;
-            Bs[kb][nn] = k2 < K && n < N ? gemm_value(B[(size_t)k2 * N + n]) : 0.0;
+            int kb = B_NK ? i % 16 : i / 64, nn = B_NK ? i / 16 : i % 64, n = n0 + nn, k2 = k0 + kb;  // along B's rows
+            Bs[kb][nn] = k2 < K && n < N ? gemm_value(gemm_b_at<B_NK>(B, k2, n, N, K)) : 0.0;
         }
         __syncthreads();
         for (int kk = 0; kk < 16; kk++)
@@ -41,19 +48,19 @@ __global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double
         }
 }
 
-template <typename T>
+template <bool B_NK = false, typename T>
 void gemm_exact(const T *A, const T *B, const float *C, double *out, int M, int N, int K, float alpha, float beta) {
     dim3 grid((N + 63) / 64, (M + 63) / 64);
-    gemm_exact_kernel<T><<<grid, 256>>>(A, B, C, out, M, N, K, alpha, beta);
+    gemm_exact_kernel<T, B_NK><<<grid, 256>>>(A, B, C, out, M, N, K, alpha, beta);
 }
 
 // The CPU's exact values for the small sizes, rounded to float into C.
-template <typename T>
+template <bool B_NK = false, typename T>
 void gemm_reference(const T *A, const T *B, float *C, int M, int N, int K, float alpha, float beta) {
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
             double acc = 0;
-            for (int k = 0; k < K; k++) acc += gemm_value(A[(size_t)m * K + k]) * gemm_value(B[(size_t)k * N + n]);
+            for (int k = 0; k < K; k++) acc += gemm_value(A[(size_t)m * K + k]) * gemm_value(gemm_b_at<B_NK>(B, k, n, N, K));
             C[(size_t)m * N + n] = (float)((double)alpha * acc + (double)beta * (double)C[(size_t)m * N + n]);
         }
 }

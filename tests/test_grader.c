@@ -798,6 +798,50 @@ static void test_out_of_memory_is_recognized(void **state) {
     assert_false(toolchain_out_of_memory(NULL));
 }
 
+/* ptxas's own repairs of wgmma ordering mistakes turn a pass into
+ * "requirement not met"; other verdicts and clean logs are left alone. */
+static void test_compiler_repairs(void **state) {
+    (void)state;
+    const char *waited = "ptxas info    : (C7517) warpgroup.wait is injected in around line 328 by compiler to allow use "
+                         "of registers defined by GMMA in function '_Z5tiles'\n";
+    const char *fenced = "ptxas info    : (C7519) warpgroup.arrive is injected in around line 243 by compiler to allow "
+                         "use of registers in GMMA in function '_Z5tiles'\n";
+    GradeResult r;
+    memset(&r, 0, sizeof r);
+    r.verdict = V_PASS;
+    r.compile_log = xstrdup(waited);
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "wgmma_wait"));
+    assert_non_null(strstr(r.reason, "C7517"));
+    free(r.compile_log);
+
+    memset(&r, 0, sizeof r);
+    r.verdict = V_SLOW;
+    r.compile_log = xstrdup(fenced);
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "wgmma_fence"));
+    free(r.compile_log);
+
+    memset(&r, 0, sizeof r); /* a wrong answer stays one */
+    r.verdict = V_WRONG;
+    r.compile_log = xstrdup(waited);
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_WRONG);
+    free(r.compile_log);
+
+    memset(&r, 0, sizeof r); /* a clean log, or none, changes nothing */
+    r.verdict = V_PASS;
+    r.compile_log = xstrdup("ptxas info    : Used 66 registers\n");
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_PASS);
+    free(r.compile_log);
+    r.compile_log = NULL;
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_PASS);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
@@ -817,6 +861,7 @@ int main(void) {
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
         cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap),
+        cmocka_unit_test(test_compiler_repairs),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -1,0 +1,56 @@
+// Kind gemm_bf16_kmajor: C = alpha * A * B^T + beta * C, row-major, A (M x K)
+// and B (N x K) in bf16, C (M x N) in float. Both operands keep K
+// contiguous ("K-major"), the layout Hopper's wgmma reads from shared memory
+// without a transpose, and the layout of a linear layer's weights. K is a
+// multiple of 8, so that every row starts on 16 bytes, as TMA requires; M
+// and N are any. Checked by the relative Frobenius error against float64
+// values; held to FLOP/s against the reference and cuBLAS (cublasGemmEx,
+// bf16 in, float out and compute, the same transposes).
+#include "gemm.h"
+
+#if KIND_WITH_LIBRARY
+#include <cublas_v2.h>
+#endif
+
+typedef void (*Solve)(const __nv_bfloat16 *, const __nv_bfloat16 *, float *, int, int, int, float, float);
+
+static double bytes(const Dims &d) {
+    return 2.0 * (double)(gemm_a_len(d) + gemm_b_len(d)) + 8.0 * (double)gemm_c_len(d);  // C read and written
+}
+
+static void call(void *solve, void *const *a, const Dims &d, const Scalars &s) {
+    ((Solve)solve)((const __nv_bfloat16 *)a[0], (const __nv_bfloat16 *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1],
+                   (int)d.d[2], s.f[0], s.f[1]);
+}
+
+static void reference(void *const *a, const Dims &d, const Scalars &s) {
+    gemm_reference<true>((const __nv_bfloat16 *)a[0], (const __nv_bfloat16 *)a[1], (float *)a[2], (int)d.d[0],
+                         (int)d.d[1], (int)d.d[2], s.f[0], s.f[1]);
+}
+
+static void exact(void *const *a, int, double *out, const Dims &d, const Scalars &s) {
+    gemm_exact<true>((const __nv_bfloat16 *)a[0], (const __nv_bfloat16 *)a[1], (const float *)a[2], out, (int)d.d[0],
+                     (int)d.d[1], (int)d.d[2], s.f[0], s.f[1]);
+}
+
+#if KIND_WITH_LIBRARY
+// Row-major C = A B^T is column-major C^T = B A^T. Column-major, B is K x N
+// (leading dimension K), so it goes in transposed; A is K x M as it is.
+static void library(void *const *a, const Dims &d, const Scalars &s) {
+    static cublasHandle_t handle;
+    if (!handle) cublasCreate(&handle);  // the first call is untimed
+    int M = (int)d.d[0], N = (int)d.d[1], K = (int)d.d[2];
+    cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &s.f[0], a[1], CUDA_R_16BF, K, a[0], CUDA_R_16BF, K,
+                 &s.f[1], a[2], CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+#endif
+
+extern const KindDef kind = {
+    "gemm_bf16_kmajor",
+    "void solve(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K, float alpha, float beta)",
+    3, 3,
+    {{"A", ELEM_BF16, ROLE_IN, gemm_a_len, -1, 1, 0},
+     {"B", ELEM_BF16, ROLE_IN, gemm_b_len, -1, 1, 0},
+     {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, 1}},
+    bytes, call, reference, KIND_LIBRARY("cuBLAS GemmEx BF16", library),
+    gemm_flops, PEAK_BF16_TENSOR, CHECK_REL_NORM, exact};
