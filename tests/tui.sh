@@ -131,8 +131,9 @@ summaries_whole() {
     done
 }
 t_course_rows() {
-    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex29  tma_swizzle_read" && summaries_whole &&
-        shows "[ ] ex17  padded_transpose     32 banks of 4 bytes" && shows "[ ] ex18  vectorized_transpose float4" &&
+    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex33  wgmma_fast" && summaries_whole &&
+        shows "[ ] ex19  xor_transpose        tile[i][j ^ i]; no wasted shared memory." &&
+        shows "[ ] ex21  swizzled_transpose   Pick B, M and S" &&
         keys Home && keys j && wait_for "1  The thread hierarchy"
 }
 check "course rows: the name column fits the longest name; summaries cut at a word, with an ellipsis" t_course_rows
@@ -252,7 +253,7 @@ check "NO_COLOR: no colours, reverse video instead; colours otherwise" t_no_colo
 t_damaged_progress() {
     mkdir -p "$T/ws-damaged" && echo 'version: [' >"$T/ws-damaged/progress.yaml" && start_shell &&
         keys "GPUCOURSE_WORKSPACE=$T/ws-damaged $GC" Enter && wait_for "progress starts" &&
-        aside=$(ls "$T/ws-damaged" | grep damaged) && shows "of 48" &&
+        aside=$(ls "$T/ws-damaged" | grep damaged) && shows "1-17 of " &&
         sed 's/^ //' "$T/screen" | tr '\n' ' ' | tr -s ' ' |
         grep -F "it was kept as '$T/ws-damaged/$aside' and progress starts afresh" && keys q && restored
 }
