@@ -26,7 +26,8 @@
 //      (setmaxnreg_dec<40>), the consumers take them (setmaxnreg_inc<232>),
 //      first thing in each branch. 128 x 40 + 256 x 232 <= 65536.
 //   2. tile_at: walk GROUP_M tile rows down, then one tile column right
-//      (the row-by-row order as shipped is correct, but slower).
+//      (the row-by-row order as shipped is correct, but measured 0.86 of
+//      the grouped order at 4096^3 and 0.75 at 5000 x 3000 x 4096).
 //   3. The producer's body of the k loop: ex32's, with `it` for kb.
 //   4. The consumers' k loop: wait for full[s]; fence; four
 //      wgmma.m64n256k16; commit; wgmma_wait<1>, after which the previous
