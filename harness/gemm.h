@@ -1,8 +1,9 @@
 // What the GEMM kinds share: C = alpha * A * B + beta * C, row-major,
 // A M x K, B K x N, C M x N in float; A and B of type T (bf16, half or
 // float). With B_NK, B is given N x K (K contiguous, as the Hopper tensor
-// cores read it) and the product is A * B^T. The exact values, in float64, are the judge's own: on the CPU for
-// the small sizes, on the GPU for the timed size (CHECK_REL_NORM).
+// cores read it) and the product is A * B^T. The exact values, in float64,
+// are the judge's own: on the CPU for the small sizes, on the GPU for the
+// timed size (CHECK_REL_NORM).
 #pragma once
 #include "harness.h"
 
@@ -60,7 +61,8 @@ void gemm_reference(const T *A, const T *B, float *C, int M, int N, int K, float
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
             double acc = 0;
-            for (int k = 0; k < K; k++) acc += gemm_value(A[(size_t)m * K + k]) * gemm_value(gemm_b_at<B_NK>(B, k, n, N, K));
+            for (int k = 0; k < K; k++)
+                acc += gemm_value(A[(size_t)m * K + k]) * gemm_value(gemm_b_at<B_NK>(B, k, n, N, K));
             C[(size_t)m * N + n] = (float)((double)alpha * acc + (double)beta * (double)C[(size_t)m * N + n]);
         }
 }
