@@ -74,7 +74,7 @@ run: $(B)/gpucourse
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/authoring.sh tests/tui.sh
+	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/authoring.sh tests/fixtures.sh tests/tui.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh

@@ -71,3 +71,30 @@ static inline size_t gemm_a_len(const Dims &d) { return (size_t)d.d[0] * (size_t
 static inline size_t gemm_b_len(const Dims &d) { return (size_t)d.d[2] * (size_t)d.d[1]; }
 static inline size_t gemm_c_len(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[1]; }
 static inline double gemm_flops(const Dims &d) { return 2.0 * (double)d.d[0] * (double)d.d[1] * (double)d.d[2]; }
+
+// The KindDef functions every GEMM kind shares, for a solve of the form
+//   void solve(const T* A, const T* B, float* C, int M, int N, int K, float alpha, float beta)
+// (B_NK: B given N x K). A kind file adds its library call and its KindDef.
+template <typename T>
+double gemm_bytes(const Dims &d) {  // A and B read once, C read and written
+    return (double)sizeof(T) * (double)(gemm_a_len(d) + gemm_b_len(d)) + 8.0 * (double)gemm_c_len(d);
+}
+
+template <typename T>
+void gemm_call(void *solve, void *const *a, const Dims &d, const Scalars &s) {
+    typedef void (*Solve)(const T *, const T *, float *, int, int, int, float, float);
+    ((Solve)solve)((const T *)a[0], (const T *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1], (int)d.d[2], s.f[0],
+                   s.f[1]);
+}
+
+template <typename T, bool B_NK = false>
+void gemm_kind_reference(void *const *a, const Dims &d, const Scalars &s) {
+    gemm_reference<B_NK>((const T *)a[0], (const T *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1], (int)d.d[2],
+                         s.f[0], s.f[1]);
+}
+
+template <typename T, bool B_NK = false>
+void gemm_kind_exact(void *const *a, int, double *out, const Dims &d, const Scalars &s) {
+    gemm_exact<B_NK>((const T *)a[0], (const T *)a[1], (const float *)a[2], out, (int)d.d[0], (int)d.d[1],
+                     (int)d.d[2], s.f[0], s.f[1]);
+}

@@ -4,7 +4,8 @@
 # with the reason.
 #
 #  1. check-course: every reference passes its floors with margin, every stub fails
-#  2. each solution in tests/gpu/ gets the verdict and exit code in its first line,
+#  2. each solution in tests/gpu/ (a .cu, or a .patch: a reference with a small change, see
+#     tests/fixture_source.sh) gets the verdict and exit code in its first line,
 #     `// expect: CODE VERDICT ["TEXT"] -- why`: with "TEXT", the JSON result
 #     (reason, program output) must contain TEXT too; after a fixture that
 #     times out, the exercise's reference is graded again and must pass (the
@@ -72,17 +73,19 @@ survivors() {
     } | sort -un | grep -vx -e "$$" -e '' | tr '\n' ' ' | sed 's/ *$//'
 }
 
-for f in tests/gpu/*.cu; do
+for f in tests/gpu/*.cu tests/gpu/*.patch; do
     part fixtures || break
-    name=$(basename "$f" .cu)
+    name=$(basename "$f"); name=${name%.*}
     wanted "$name" || continue
     ex=${name%%_*}
     set -- $(sed -n '1s#^// expect: \([0-9]*\) \([a-z_]*\).*#\1 \2#p' "$f")
     want_code=$1 want_verdict=$2
     want_text=$(sed -n '1s#^// expect: [0-9]* [a-z_]* "\([^"]*\)".*#\1#p' "$f")
     target=$(ls "$WS/exercises/${ex}_"*.cu 2>/dev/null | head -1)
-    if [ -z "$target" ] || ! cp "$f" "$target"; then  # else the stub would be graded in its place
-        not_ok "$name: no exercise file for $ex in the workspace"
+    if [ -z "$target" ] || ! tests/fixture_source.sh "$f" "$target" 2>"$WS/$name.src"; then  # else the stub would be graded
+        not_ok "$name: no exercise file for $ex in the workspace, or the fixture does not apply"
+        sed 's/^/# /' "$WS/$name.src"
+        "$GC" reset "$ex" >/dev/null 2>&1
         continue
     fi
     "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"

@@ -31,7 +31,7 @@ present() {
     libcmark-dev) has_header '#include <cmark.h>' ;;
     libcmocka-dev) has_header '#include <stdarg.h>' '#include <stddef.h>' '#include <stdint.h>' \
                               '#include <setjmp.h>' '#include <cmocka.h>' ;;
-    tmux | python3) has_command "$1" ;;
+    tmux | python3 | patch) has_command "$1" ;;
     procps) has_command pgrep && has_command ps ;;
     clang) has_command clang ;;
     libclang-rt-dev) has_command clang && [ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ] ;;
@@ -40,7 +40,7 @@ present() {
 }
 
 BUILD="build-essential pkg-config libyaml-dev libncurses-dev libcmark-dev"
-TEST="libcmocka-dev tmux python3 procps"
+TEST="libcmocka-dev tmux python3 procps patch"
 FUZZ="clang libclang-rt-dev"
 case $1 in
 build) want=$BUILD ;;

@@ -6,30 +6,7 @@
 
 #if KIND_WITH_LIBRARY
 #include <cublas_v2.h>
-#endif
 
-typedef void (*Solve)(const __nv_bfloat16 *, const __nv_bfloat16 *, float *, int, int, int, float, float);
-
-static double bytes(const Dims &d) {
-    return 2.0 * (double)(gemm_a_len(d) + gemm_b_len(d)) + 8.0 * (double)gemm_c_len(d);  // C read and written
-}
-
-static void call(void *solve, void *const *a, const Dims &d, const Scalars &s) {
-    ((Solve)solve)((const __nv_bfloat16 *)a[0], (const __nv_bfloat16 *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1],
-                   (int)d.d[2], s.f[0], s.f[1]);
-}
-
-static void reference(void *const *a, const Dims &d, const Scalars &s) {
-    gemm_reference((const __nv_bfloat16 *)a[0], (const __nv_bfloat16 *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1],
-                   (int)d.d[2], s.f[0], s.f[1]);
-}
-
-static void exact(void *const *a, int, double *out, const Dims &d, const Scalars &s) {
-    gemm_exact((const __nv_bfloat16 *)a[0], (const __nv_bfloat16 *)a[1], (const float *)a[2], out, (int)d.d[0],
-               (int)d.d[1], (int)d.d[2], s.f[0], s.f[1]);
-}
-
-#if KIND_WITH_LIBRARY
 // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets B first.
 static void library(void *const *a, const Dims &d, const Scalars &s) {
     static cublasHandle_t handle;
@@ -47,5 +24,6 @@ extern const KindDef kind = {
     {{"A", ELEM_BF16, ROLE_IN, gemm_a_len, -1, 1, 0},
      {"B", ELEM_BF16, ROLE_IN, gemm_b_len, -1, 1, 0},
      {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, 1}},
-    bytes, call, reference, KIND_LIBRARY("cuBLAS GemmEx BF16", library),
-    gemm_flops, PEAK_BF16_TENSOR, CHECK_REL_NORM, exact};
+    gemm_bytes<__nv_bfloat16>, gemm_call<__nv_bfloat16>, gemm_kind_reference<__nv_bfloat16>,
+    KIND_LIBRARY("cuBLAS GemmEx BF16", library),
+    gemm_flops, PEAK_BF16_TENSOR, CHECK_REL_NORM, gemm_kind_exact<__nv_bfloat16>};

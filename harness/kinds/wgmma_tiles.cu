@@ -28,17 +28,19 @@ static void call(void *solve, void *const *a, const Dims &d, const Scalars &) {
 static void reference(void *const *a, const Dims &d, const Scalars &) {
     const __nv_bfloat16 *A = (const __nv_bfloat16 *)a[0], *B = (const __nv_bfloat16 *)a[1];
     float *C = (float *)a[2];
-    float arow[T], brow[T];
-    for (size_t t = 0; t < (size_t)d.d[0]; t++)
-        for (int m = 0; m < T; m++) {
-            for (int k = 0; k < T; k++) arow[k] = __bfloat162float(A[t * TILE_ELEMS + m * T + k]);
+    static float at[TILE_ELEMS], bt[TILE_ELEMS];  // one tile pair, converted once
+    for (size_t t = 0; t < (size_t)d.d[0]; t++) {
+        for (int i = 0; i < TILE_ELEMS; i++) {
+            at[i] = __bfloat162float(A[t * TILE_ELEMS + i]);
+            bt[i] = __bfloat162float(B[t * TILE_ELEMS + i]);
+        }
+        for (int m = 0; m < T; m++)
             for (int n = 0; n < T; n++) {
-                for (int k = 0; k < T; k++) brow[k] = __bfloat162float(B[t * TILE_ELEMS + n * T + k]);
                 float acc = 0;  // exact: whole numbers, |acc| <= 64 * 16
-                for (int k = 0; k < T; k++) acc += arow[k] * brow[k];
+                for (int k = 0; k < T; k++) acc += at[m * T + k] * bt[n * T + k];
                 C[t * TILE_ELEMS + m * T + n] = acc;
             }
-        }
+    }
 }
 
 #if KIND_WITH_LIBRARY
