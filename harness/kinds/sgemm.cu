@@ -8,30 +8,7 @@
 
 #if KIND_WITH_LIBRARY
 #include <cublas_v2.h>
-#endif
 
-typedef void (*Solve)(const float *, const float *, float *, int, int, int, float, float);
-
-static double bytes(const Dims &d) {
-    return 4.0 * (double)(gemm_a_len(d) + gemm_b_len(d)) + 8.0 * (double)gemm_c_len(d);  // C read and written
-}
-
-static void call(void *solve, void *const *a, const Dims &d, const Scalars &s) {
-    ((Solve)solve)((const float *)a[0], (const float *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1], (int)d.d[2],
-                   s.f[0], s.f[1]);
-}
-
-static void reference(void *const *a, const Dims &d, const Scalars &s) {
-    gemm_reference((const float *)a[0], (const float *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1], (int)d.d[2],
-                   s.f[0], s.f[1]);
-}
-
-static void exact(void *const *a, int, double *out, const Dims &d, const Scalars &s) {
-    gemm_exact((const float *)a[0], (const float *)a[1], (const float *)a[2], out, (int)d.d[0], (int)d.d[1],
-               (int)d.d[2], s.f[0], s.f[1]);
-}
-
-#if KIND_WITH_LIBRARY
 // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets B first.
 // CUBLAS_DEFAULT_MATH: FP32 on the CUDA cores (TF32 only when asked for).
 static void library(void *const *a, const Dims &d, const Scalars &s) {
@@ -52,5 +29,5 @@ extern const KindDef kind = {
     {{"A", ELEM_F32, ROLE_IN, gemm_a_len, -1, 1, 0},
      {"B", ELEM_F32, ROLE_IN, gemm_b_len, -1, 1, 0},
      {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, 1}},
-    bytes, call, reference, KIND_LIBRARY("cuBLAS Sgemm FP32", library),
-    gemm_flops, PEAK_FP32, CHECK_REL_NORM, exact};
+    gemm_bytes<float>, gemm_call<float>, gemm_kind_reference<float>, KIND_LIBRARY("cuBLAS Sgemm FP32", library),
+    gemm_flops, PEAK_FP32, CHECK_REL_NORM, gemm_kind_exact<float>};
