@@ -777,6 +777,10 @@ static void record(Progress *p, void *ctx) {
     if (rc->r->timed && rc->r->verdict != V_WRONG) {
         if (rc->r->vs_reference > x->best_vs_reference) x->best_vs_reference = rc->r->vs_reference;
         if (rc->r->vs_baseline > x->best_vs_baseline) x->best_vs_baseline = rc->r->vs_baseline;
+        /* the first timing size, the same for every rung of a ladder */
+        const TimedSize *first = rc->r->nsizes > 0 ? &rc->r->sizes[0] : NULL;
+        if (first && first->vs_library > x->best_vs_library) x->best_vs_library = first->vs_library;
+        if (first && first->tflops_student > x->best_tflops) x->best_tflops = first->tflops_student;
     }
 }
 

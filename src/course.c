@@ -330,12 +330,28 @@ bool course_plain_name(const char *s, const char *extra) {
 
 static bool is_name(const char *s) { return course_plain_name(s, "_"); }
 
+/* ladder: earlier exercises, each once. Ids are exNN in course order, so
+ * "earlier" is a smaller number. */
+static void parse_ladder(Yaml *y, yaml_node_t *n, Exercise *e) {
+    get_string_list(y, n, "ladder", false, &e->ladder);
+    yaml_node_t *list = map_get(y, n, "ladder");
+    for (int i = 0; i < e->ladder.count; i++) {
+        const char *id = e->ladder.items[i];
+        int number = 0, end = 0;
+        if (sscanf(id, "ex%d%n", &number, &end) != 1 || id[end] || strlen(id) < 4 || number < 1 ||
+            number > e->index)
+            problem_at(y, list, "ladder entry '%s' is not an earlier exercise's id (ex01 to ex%02d)", id, e->index);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(e->ladder.items[k], id)) problem_at(y, list, "ladder entry '%s' is given twice", id);
+    }
+}
+
 /* check_order: false when an earlier chapter could not be read, so that this
  * exercise's place in the course is unknown. */
 static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
-                                       "required_sass", "forbidden_symbols", "forbidden_libraries", NULL};
+                                       "required_sass", "forbidden_symbols", "forbidden_libraries", "ladder", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -408,6 +424,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     get_string_list(y, n, "required_sass", false, &e->required_sass);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
     parse_libraries(y, n, &e->forbidden_libraries);
+    parse_ladder(y, n, e);
     y->breadcrumb = NULL;
 }
 
@@ -608,6 +625,7 @@ static void exercise_free(Exercise *e) {
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_symbols);
+    strlist_free(&e->ladder);
     strlist_free(&e->forbidden_libraries);
 }
 

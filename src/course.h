@@ -39,6 +39,7 @@ typedef struct Exercise {
     StrList required_sass;     /* instructions the student's SASS must contain */
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */
     StrList forbidden_libraries; /* names from course_libraries it must not use (default: all) */
+    StrList ladder;            /* ids of earlier exercises whose best results its card lists, as rungs below it */
     int chapter;               /* index into Course.chapters */
     int index;                 /* index into Course.exercises */
     char *where;               /* "file:line:col" of the exercise, for messages */

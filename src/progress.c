@@ -86,6 +86,8 @@ static void parse_entry(yaml_document_t *d, yaml_node_t *map, const char *id, Ex
         else if (!strcmp(k, "hints_seen")) ok = parse_int(v, &e->hints_seen);
         else if (!strcmp(k, "best_vs_reference")) ok = parse_double(v, &e->best_vs_reference);
         else if (!strcmp(k, "best_vs_baseline")) ok = parse_double(v, &e->best_vs_baseline);
+        else if (!strcmp(k, "best_vs_library")) ok = parse_double(v, &e->best_vs_library);
+        else if (!strcmp(k, "best_tflops")) ok = parse_double(v, &e->best_tflops);
         else if (!strcmp(k, "last_verdict")) ok = copy_text(v, e->last_verdict, sizeof e->last_verdict);
         else if (!strcmp(k, "first_attempt")) ok = copy_text(v, e->first_attempt, sizeof e->first_attempt);
         else if (!strcmp(k, "last_attempt")) ok = copy_text(v, e->last_attempt, sizeof e->last_attempt);
@@ -335,15 +337,19 @@ static bool emit_mapping(yaml_emitter_t *em, bool start) {
 }
 
 static bool emit_entry(yaml_emitter_t *em, const ExProgress *e) {
-    char attempts[16], hints[16], ref[32], base[32];
+    char attempts[16], hints[16], ref[32], base[32], lib[32], tflops[32];
     snprintf(attempts, sizeof attempts, "%d", e->attempts);
     snprintf(hints, sizeof hints, "%d", e->hints_seen);
     snprintf(ref, sizeof ref, "%.4f", e->best_vs_reference);
     snprintf(base, sizeof base, "%.4f", e->best_vs_baseline);
+    snprintf(lib, sizeof lib, "%.4f", e->best_vs_library);
+    snprintf(tflops, sizeof tflops, "%.2f", e->best_tflops);
     return emit_scalar(em, e->id) && emit_mapping(em, true) && emit_pair(em, "status", status_key(e->status)) &&
            emit_pair(em, "attempts", attempts) && emit_pair(em, "hints_seen", hints) &&
            (e->best_vs_reference <= 0 || emit_pair(em, "best_vs_reference", ref)) &&
            (e->best_vs_baseline <= 0 || emit_pair(em, "best_vs_baseline", base)) &&
+           (e->best_vs_library <= 0 || emit_pair(em, "best_vs_library", lib)) &&
+           (e->best_tflops <= 0 || emit_pair(em, "best_tflops", tflops)) &&
            (!e->last_verdict[0] || emit_pair(em, "last_verdict", e->last_verdict)) &&
            (!e->first_attempt[0] || emit_pair(em, "first_attempt", e->first_attempt)) &&
            (!e->last_attempt[0] || emit_pair(em, "last_attempt", e->last_attempt)) &&

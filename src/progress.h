@@ -20,6 +20,8 @@ typedef struct {
     int hints_seen;
     double best_vs_reference; /* 0 until a timed, correct run */
     double best_vs_baseline;
+    double best_vs_library;   /* against the kind's library (cuBLAS, CUB), at the first timing size */
+    double best_tflops;       /* the student's TFLOP/s at the first timing size (GEMMs), for ladders */
     char last_verdict[32];
     char first_attempt[40], last_attempt[40], passed_at[40];
 } ExProgress;

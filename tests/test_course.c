@@ -198,7 +198,37 @@ static void test_unknown_key(void **state) {
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
                    "kind, file, summary, task, sizes, tolerance, floors, floors_why, timeout, timeout_hint, hints, "
-                   "required_sass, forbidden_symbols, forbidden_libraries) (in exercise 'ex02')");
+                   "required_sass, forbidden_symbols, forbidden_libraries, ladder) (in exercise 'ex02')");
+}
+
+/* ladder: earlier exercises only, each once */
+static void test_ladder(void **state) {
+    (void)state;
+    const char *at = strstr(good_chapter, "    timeout: 30\n");
+    assert_non_null(at);
+    char *chapter = xprintf("%.*s    ladder: [ex01]\n%s", (int)(at - good_chapter), good_chapter, at);
+    char *dir = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_int_equal(c->exercises[0].ladder.count, 0);
+    assert_int_equal(c->exercises[1].ladder.count, 1);
+    assert_string_equal(c->exercises[1].ladder.items[0], "ex01");
+    course_free(c);
+    strlist_free(&problems);
+    free(chapter);
+    tmpdir_remove(dir);
+
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: [ex02]\n",
+                   "course/01-one/chapter.yaml:27:13: ladder entry 'ex02' is not an earlier exercise's id (ex01 to "
+                   "ex01) (in exercise 'ex02')");
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: [first]\n",
+                   "course/01-one/chapter.yaml:27:13: ladder entry 'first' is not an earlier exercise's id (ex01 to "
+                   "ex01) (in exercise 'ex02')");
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: [ex01, ex01]\n",
+                   "course/01-one/chapter.yaml:27:13: ladder entry 'ex01' is given twice (in exercise 'ex02')");
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: ex01\n",
+                   "course/01-one/chapter.yaml:27:13: 'ladder' must be a list (in exercise 'ex02')");
 }
 
 /* timeout_hint: kept as written, absent means NULL, empty or too long is a problem */
@@ -619,7 +649,7 @@ int main(void) {
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key),
-        cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
+        cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_ladder), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),
         cmocka_unit_test(test_empty_course_file), cmocka_unit_test(test_shipped_course),

@@ -35,6 +35,8 @@ static void test_round_trip(void **state) {
     a->hints_seen = 2;
     a->best_vs_reference = 0.9731;
     a->best_vs_baseline = 0.88;
+    a->best_vs_library = 0.8712;
+    a->best_tflops = 44.25;
     strcpy(a->last_verdict, "pass");
     strcpy(a->first_attempt, "2026-11-22T10:00:00+00:00");
     strcpy(a->last_attempt, "2026-11-22T11:00:00+00:00");
@@ -167,6 +169,8 @@ static void assert_same_entry(const ExProgress *a, const ExProgress *b) {
     assert_int_equal(a->hints_seen, b->hints_seen);
     assert_true(a->best_vs_reference == b->best_vs_reference);
     assert_true(a->best_vs_baseline == b->best_vs_baseline);
+    assert_true(a->best_vs_library == b->best_vs_library);
+    assert_true(a->best_tflops == b->best_tflops);
     assert_string_equal(a->last_verdict, b->last_verdict);
     assert_string_equal(a->first_attempt, b->first_attempt);
     assert_string_equal(a->last_attempt, b->last_attempt);

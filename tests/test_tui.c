@@ -197,7 +197,7 @@ static char *card_of_width(const char *data, Exercise *e, GradeResult *r, Doc *d
     memset(r, 0, sizeof *r);
     grade_decide(r, e, &st, text, "N1");
     memset(d, 0, sizeof *d);
-    card_build(d, e, r, width);
+    card_build(d, NULL, NULL, e, r, width);
     char *out = doc_text(d);
     if (getenv("SHOW_CARDS")) fprintf(stderr, "---- %s\n%s", data, out);
     free(text);
@@ -330,6 +330,62 @@ static void test_card_gemm_sizes(void **state) {
     grade_result_free(&r);
 }
 
+/* The last rung's card: each earlier rung's best from the progress file,
+ * this run last, and the library of this run. */
+static void test_card_ladder(void **state) {
+    (void)state;
+    Exercise ex[3] = {exercise(), exercise(), exercise()};
+    ex[0].id = "ex01", ex[0].name = "naive";
+    ex[1].id = "ex02", ex[1].name = "tiled";
+    ex[2].id = "ex03", ex[2].name = "fast";
+    Exercise *e = &ex[2];
+    e->kind = "gemm_bf16";
+    e->floor_baseline = 0;
+    e->floor_library = 0.35;
+    static SizeSpec timing = {3, {4096, 4096, 4096}};
+    e->timing_sizes = &timing, e->ntiming_sizes = 1;
+    strlist_add(&e->ladder, "ex01");
+    strlist_add(&e->ladder, "ex02");
+    Course c = {0};
+    c.exercises = ex, c.nexercises = 3;
+    Progress p = {0};
+    ExProgress *x = progress_get(&p, "ex01", true);
+    x->best_tflops = 5.25, x->best_vs_library = 0.017;
+    progress_get(&p, "ex02", true)->attempts = 1; /* tried, never timed */
+
+    char *text = read_file("tests/data/gemm_h100.txt", NULL);
+    assert_non_null(text);
+    RunStatus st = {.exited = true, .timeout_s = 60};
+    GradeResult r = {0};
+    grade_decide(&r, e, &st, text, "N1");
+    Doc d = {0};
+    card_build(&d, &c, &p, e, &r, 78);
+    char *out = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fprintf(stderr, "---- ladder\n%s", out);
+    assert_non_null(strstr(out, "Your ladder\nEach rung's best TFLOP/s at 4096x4096x4096"));
+    assert_non_null(strstr(out, "  ex01 naive "));
+    assert_non_null(strstr(out, "   5.2 TFLOP/s 0.02x\n"));
+    assert_non_null(strstr(out, "  ex02 tiled not timed yet\n"));
+    assert_non_null(strstr(out, "  ex03 fast  "));
+    assert_non_null(strstr(out, " 308.4 TFLOP/s 0.51x\n"));
+    assert_non_null(strstr(out, "  library   "));
+    assert_true(max_width(&d) <= 78);
+
+    /* without the course (the CLI), no ladder */
+    doc_free(&d);
+    memset(&d, 0, sizeof d);
+    card_build(&d, NULL, NULL, e, &r, 78);
+    char *plain = doc_text(&d);
+    assert_null(strstr(plain, "Your ladder"));
+    free(plain);
+    free(out);
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+    progress_free(&p);
+    strlist_free(&e->ladder);
+}
+
 static void test_flops_table(void **state) {
     (void)state;
     SizeSpec n = {1, {1000}}, rc = {2, {16, 100}};
@@ -359,7 +415,7 @@ static void test_card_hostile_output(void **state) {
     r.program_output = xstrdup(evil);
     strlist_add(&r.notes, evil);
     memset(&d, 0, sizeof d);
-    card_build(&d, &e, &r, 78);
+    card_build(&d, NULL, NULL, &e, &r, 78);
     text = doc_text(&d);
     if (getenv("SHOW_CARDS")) fprintf(stderr, "---- hostile\n%s", text);
     for (const unsigned char *p = (const unsigned char *)text; *p; p++)
@@ -394,7 +450,7 @@ static void test_card_compile_error_wraps(void **state) {
                             "1 error detected in the compilation of \"ex01_vector_add.cu\".\n");
     strlist_add(&r.notes, "the time your runner reported disagreed with the harness's clock; the clock decided");
     Doc d = {0};
-    card_build(&d, &e, &r, 78);
+    card_build(&d, NULL, NULL, &e, &r, 78);
     char *text = doc_text(&d);
     if (getenv("SHOW_CARDS")) fprintf(stderr, "---- compile error\n%s", text);
     assert_true(max_width(&d) <= 78);
@@ -494,7 +550,7 @@ int main(void) {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_highlight),     cmocka_unit_test(test_markdown_code_colour),
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
-        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_gemm_sizes),     cmocka_unit_test(test_card_checks_wrap),
+        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_gemm_sizes), cmocka_unit_test(test_card_ladder),     cmocka_unit_test(test_card_checks_wrap),
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),

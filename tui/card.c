@@ -398,7 +398,74 @@ static void indented_text(Doc *d, const char *text, size_t dropped, int max_line
     line_free(&cont);
 }
 
-void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
+/* ------------------------------------------------------------ the ladder */
+
+/* Each rung's best TFLOP/s at its first timing size (the same size for every
+ * rung), as a bar against the library of this run, with this exercise last:
+ * the student's own climb through the chapter. */
+void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width) {
+    if (!c || e->ladder.count == 0) return;
+    const TimedSize *now = r->timed && r->nsizes > 0 && r->verdict != V_WRONG ? &r->sizes[0] : NULL;
+    int n = e->ladder.count + 1;
+    const Exercise **ex = xcalloc((size_t)n, sizeof *ex);
+    double *tflops = xcalloc((size_t)n, sizeof *tflops), *vs_lib = xcalloc((size_t)n, sizeof *vs_lib);
+    double scale = now ? now->tflops_library : 0;
+    int namew = 0;
+    for (int i = 0; i < n; i++) {
+        ex[i] = i < e->ladder.count ? course_find(c, e->ladder.items[i]) : e;
+        if (!ex[i]) continue;
+        ExProgress *x = p ? progress_get((Progress *)p, ex[i]->id, false) : NULL;
+        if (x) tflops[i] = x->best_tflops, vs_lib[i] = x->best_vs_library;
+        if (i == n - 1 && now && now->tflops_student > tflops[i])
+            tflops[i] = now->tflops_student, vs_lib[i] = now->vs_library;
+        scale = fmax(scale, tflops[i]);
+        int len = (int)(strlen(ex[i]->id) + 1 + strlen(ex[i]->name));
+        if (len > namew) namew = len;
+    }
+    int w = width - namew - 26;
+    if (w > 40) w = 40;
+    if (w < 8) w = 8;
+    static const SizeSpec none;
+    char size[64];
+    size_text(e->ntiming_sizes ? &e->timing_sizes[0] : &none, size, sizeof size);
+    doc_newline(d);
+    doc_add(d, S_H3, "Your ladder");
+    doc_newline(d);
+    char *what = xprintf("Each rung's best TFLOP/s at %s, and its fraction of %s.", size,
+                         r->library_name[0] ? r->library_name : "the library");
+    doc_wrap(d, S_DIM, what, 0, width);
+    free(what);
+    for (int i = 0; i < n; i++) {
+        if (!ex[i]) continue;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s", ex[i]->id, ex[i]->name);
+        doc_printf(d, i == n - 1 ? S_LABEL : S_NORMAL, "  %-*s ", namew, name);
+        if (tflops[i] <= 0) {
+            doc_add(d, S_DIM, "not timed yet");
+            doc_newline(d);
+            continue;
+        }
+        int len = scale > 0 ? bar_pos(tflops[i], scale * 1.02, w) : 0;
+        if (len == 0) len = 1; /* a rung is never invisible */
+        Style bar = i == n - 1 ? S_BAR_YOU : S_BAR_REF;
+        for (int k = 0; k < w; k++) doc_add(d, k < len ? bar : S_DIM, k < len ? glyph->block : glyph->shade);
+        doc_printf(d, S_NORMAL, " %5.1f TFLOP/s", tflops[i]);
+        if (vs_lib[i] > 0) doc_printf(d, S_NORMAL, " %4.2fx", vs_lib[i]);
+        doc_newline(d);
+    }
+    if (now && now->tflops_library > 0) {
+        doc_printf(d, S_NORMAL, "  %-*s ", namew, "library");
+        int len = bar_pos(now->tflops_library, scale * 1.02, w);
+        for (int k = 0; k < w; k++) doc_add(d, k < len ? S_BAR_BASE : S_DIM, k < len ? glyph->block : glyph->shade);
+        doc_printf(d, S_NORMAL, " %5.1f TFLOP/s (this run)", now->tflops_library);
+        doc_newline(d);
+    }
+    free(ex);
+    free(tflops);
+    free(vs_lib);
+}
+
+void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width) {
     doc_printf(d, S_H2, "%s %s: %s", e->id, e->name, e->title);
     doc_newline(d);
     doc_newline(d);
@@ -432,10 +499,10 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
         /* "size ok" pairs, wrapped under the first one: a pair is never split */
         int col = LABEL_WIDTH;
         for (int i = 0, shown = 0; i < r->nchecks; i++) {
-            const CheckResult *c = &r->checks[i];
-            if (c->timed_sample && c->ok) continue;
-            const char *mark = c->ok ? "ok" : "WRONG";
-            int w = (int)strlen(c->size) + 1 + (int)strlen(mark);
+            const CheckResult *chk = &r->checks[i];
+            if (chk->timed_sample && chk->ok) continue;
+            const char *mark = chk->ok ? "ok" : "WRONG";
+            int w = (int)strlen(chk->size) + 1 + (int)strlen(mark);
             if (shown++ && col + 1 + w > width) {
                 doc_newline(d);
                 doc_printf(d, S_NORMAL, "%*s", LABEL_WIDTH, "");
@@ -444,9 +511,9 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
                 doc_add(d, S_NORMAL, " ");
                 col++;
             }
-            doc_add(d, S_NORMAL, c->size);
+            doc_add(d, S_NORMAL, chk->size);
             doc_add(d, S_NORMAL, " ");
-            doc_add(d, c->ok ? S_PASS : S_FAIL, mark);
+            doc_add(d, chk->ok ? S_PASS : S_FAIL, mark);
             col += w;
         }
         doc_newline(d);
@@ -485,6 +552,7 @@ void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width) {
         doc_newline(d);
         card_roofline(d, e, r, width);
     }
+    card_ladder(d, c, p, e, r, width);
     if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
         doc_newline(d);
         doc_add(d, S_H3, "nvcc says");

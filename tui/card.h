@@ -6,6 +6,7 @@
 #define GPUCOURSE_TUI_CARD_H
 
 #include "../grader/grader.h"
+#include "../src/progress.h"
 #include "doc.h"
 
 /* The verdict as a word or two in capitals, and its style. */
@@ -14,11 +15,14 @@ Style card_verdict_style(Verdict v);
 /* What an attempt with the verdict did, in words: "did not compile". */
 const char *card_verdict_phrase(Verdict v);
 
-void card_build(Doc *d, const Exercise *e, const GradeResult *r, int width);
+/* c and p (may be NULL) give the ladder of an exercise that has one: the
+ * best results of its earlier rungs, from the progress file. */
+void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width);
 
 /* Parts, also used on their own. */
 void card_bars(Doc *d, const GradeResult *r, int width);
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width);
+void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width);
 
 /* Floating-point operations of a harness kind at a size: 0 for integer work
  * or data movement, -1 for a kind not known here. */

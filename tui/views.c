@@ -117,7 +117,10 @@ static void build_exercise(App *a, Doc *d, int width) {
     }
     if (p && p->best_vs_reference > 0) {
         label(d, "Best");
-        doc_printf(d, S_NORMAL, "%.2fx the reference, %.2fx the copy", p->best_vs_reference, p->best_vs_baseline);
+        doc_printf(d, S_NORMAL, "%.2fx the reference", p->best_vs_reference);
+        if (p->best_vs_baseline > 0) doc_printf(d, S_NORMAL, ", %.2fx the copy", p->best_vs_baseline);
+        if (p->best_vs_library > 0) doc_printf(d, S_NORMAL, ", %.2fx the library", p->best_vs_library);
+        if (p->best_tflops > 0) doc_printf(d, S_NORMAL, " (%.1f TFLOP/s)", p->best_tflops);
         doc_newline(d);
     }
     label(d, "To pass");
@@ -243,7 +246,8 @@ void view_build(App *a, Doc *d, int width) {
     case VIEW_LESSON: build_lesson(a, d, width); break;
     case VIEW_EXERCISE: build_exercise(a, d, width); break;
     case VIEW_RESULT:
-        if (a->have_result[a->ex]) card_build(d, &a->course->exercises[a->ex], &a->results[a->ex], width);
+        if (a->have_result[a->ex])
+            card_build(d, a->course, &a->progress, &a->course->exercises[a->ex], &a->results[a->ex], width);
         break;
     case VIEW_SOLUTION: build_solution(a, d, width); break;
     case VIEW_HELP: build_help(d, width); break;

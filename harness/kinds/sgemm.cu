@@ -8,12 +8,15 @@
 
 #if KIND_WITH_LIBRARY
 #include <cublas_v2.h>
+#include <stdlib.h>
 
 // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets B first.
 // CUBLAS_DEFAULT_MATH: FP32 on the CUDA cores (TF32 only when asked for).
 static void library(void *const *a, const Dims &d, const Scalars &s) {
     static cublasHandle_t handle;
     if (!handle) {
+        // TF32 is never the baseline, whatever the environment says.
+        setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
         cublasCreate(&handle);  // the first call is untimed
         cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
     }
