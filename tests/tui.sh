@@ -131,9 +131,9 @@ summaries_whole() {
     done
 }
 t_course_rows() {
-    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex33  wgmma_fast" && summaries_whole &&
-        shows "[ ] ex19  xor_transpose        tile[i][j ^ i]; no wasted shared memory." &&
-        shows "[ ] ex21  swizzled_transpose   Pick B, M and S" &&
+    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex42  sgemm_tf32" && summaries_whole &&
+        shows "[ ] ex41  sgemm_double_buffer  Two tiles in shared memory" &&
+        shows "[ ] ex34  sgemm_naive          The dot product of a row of A" &&
         keys Home && keys j && wait_for "1  The thread hierarchy"
 }
 check "course rows: the name column fits the longest name; summaries cut at a word, with an ellipsis" t_course_rows
