@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -85,25 +86,31 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int ktiles = (K + BK - 1) / BK, kfull = K / BK;
 
     float4 ra, rb[BV];  // the next tile, on its way from global memory
-    auto load_tile = [&](int kt) {
-        if (kVec && kt < kfull) {  // kt = 0, 1, 2, ... in order: no test per float4
-            pa += BK;
-            pb += (size_t)BK * N;
-            ra = __ldg(reinterpret_cast<const float4*>(pa));
+    // A whole tile (kVec, kt < kfull; they come in order, kt = 0, 1, 2, ...):
+    // no test per float4.
+    auto load_full = [&]() {
+        pa += BK;
+        pb += (size_t)BK * N;
+        ra = __ldg(reinterpret_cast<const float4*>(pa));
 #pragma unroll
-            for (int v = 0; v < BV; ++v) rb[v] = __ldg(reinterpret_cast<const float4*>(pb + (size_t)v * B_ROWS * N));
-        } else {
-            ra = load4<kVec>(A, am, kt * BK + a_k, M, K);
+        for (int v = 0; v < BV; ++v) rb[v] = __ldg(reinterpret_cast<const float4*>(pb + (size_t)v * B_ROWS * N));
+    };
+    // Any tile, 0 outside the matrices.
+    auto load_tested = [&](int kt) {
+        ra = load4<kVec>(A, am, kt * BK + a_k, M, K);
 #pragma unroll
-            for (int v = 0; v < BV; ++v) {
-                const int k = kt * BK + b_k + v * B_ROWS;  // B's rows are along K
-                if (kVec)
-                    rb[v] = k < K ? __ldg(reinterpret_cast<const float4*>(B + (size_t)k * N + bn))
-                                  : make_float4(0.f, 0.f, 0.f, 0.f);
-                else
-                    rb[v] = load4<false>(B, k, bn, K, N);
-            }
+        for (int v = 0; v < BV; ++v) {
+            const int k = kt * BK + b_k + v * B_ROWS;  // B's rows are along K
+            if (kVec)
+                rb[v] = k < K ? __ldg(reinterpret_cast<const float4*>(B + (size_t)k * N + bn))
+                              : make_float4(0.f, 0.f, 0.f, 0.f);
+            else
+                rb[v] = load4<false>(B, k, bn, K, N);
         }
+    };
+    auto load_tile = [&](int kt) {
+        if (kVec && kt < kfull) load_full();
+        else load_tested(kt);
     };
     auto store_tile = [&](int buf) {
         As[buf][a_k + 0][a_row] = ra.x;
@@ -126,15 +133,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     };
     float acc[8][TN] = {};
 
-    if (ktiles > 0) {
-        load_tile(0);
-        store_tile(0);
-    }
-    __syncthreads();
-    if (ktiles > 0) load_fragments(0, 0, 0);
-    for (int kt = 0; kt < ktiles; ++kt) {
+    // One tile: the FFMAs of tile kt from buffer kt % 2, while tile kt + 1
+    // comes from global memory. next_full: tile kt + 1 is known to be whole.
+    auto tile = [&](int kt, auto next_full) {
         const int cur = kt & 1;
-        if (kt + 1 < ktiles) load_tile(kt + 1);
+        if (decltype(next_full)::value) load_full();
+        else if (kt + 1 < ktiles) load_tile(kt + 1);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k < BK - 1) {
@@ -153,7 +157,21 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
         }
+    };
+
+    if (ktiles > 0) {
+        load_tile(0);
+        store_tile(0);
     }
+    __syncthreads();
+    if (ktiles > 0) load_fragments(0, 0, 0);
+    // Two loops over the tiles: while the next tile is whole, a loop with no
+    // test at all (worth 2-3%: the tests sat between the barrier and the
+    // first FFMAs of every tile), then the last one or two tiles.
+    int kt = 0;
+    if (kVec)
+        for (; kt + 1 < kfull; ++kt) tile(kt, std::true_type{});
+    for (; kt < ktiles; ++kt) tile(kt, std::false_type{});
 
     // Thread rows arow + {0..3} and + 32 + {0..3}; columns bcol + 16 g + {0..3}.
 #pragma unroll

@@ -715,8 +715,7 @@ static int cmd_bench(Session *s, const Options *o) {
     now_iso8601(date, sizeof date);
     printf("gpucourse bench: each reference solution graded as a student's file, %s, %s (%d SMs)\n\n", date,
            gpu.name, gpu.sm_count);
-    printf("| exercise | kind | size | reference GB/s | copy GB/s | ref / copy | library | library GB/s | ref / library |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
+    bool memory_table = false; /* printed as rows come, with its header at the first row */
     int failures = 0;
     StrBuf gemms = {0}; /* compute-bound kinds: a table of their own, in TFLOP/s */
     for (int i = 0; i < s->course->nexercises; i++) {
@@ -728,6 +727,11 @@ static int cmd_bench(Session *s, const Options *o) {
         grade_exercise(s->course, &s->ws, e, &go, &r);
         char size[64];
         size_text(&e->timing_sizes[0], size, sizeof size);
+        if (!memory_table && (!r.timed || r.flops <= 0)) {
+            printf("| exercise | kind | size | reference GB/s | copy GB/s | ref / copy | library | library GB/s | ref / "
+                   "library |\n|---|---|---|---|---|---|---|---|---|\n");
+            memory_table = true;
+        }
         if (!r.timed) {
             printf("| %s %s | %s | %s | %s: %s | | | | | |\n", e->id, e->name, e->kind, size, verdict_title(r.verdict),
                    r.reason);
@@ -752,10 +756,12 @@ static int cmd_bench(Session *s, const Options *o) {
         grade_result_free(&r);
         free(sol);
     }
-    printf("\nGB/s counts the bytes a correct solution must move (inputs read once, outputs written once) over\n"
-           "the median of 21 samples; copy is cudaMemcpyAsync device-to-device of the same bytes, same run.\n");
+    if (memory_table)
+        printf("\nGB/s counts the bytes a correct solution must move (inputs read once, outputs written once) over\n"
+               "the median of 21 samples; copy is cudaMemcpyAsync device-to-device of the same bytes, same run.\n");
     if (gemms.len) {
-        printf("\n| exercise | kind | size | reference TFLOP/s | library | library TFLOP/s | ref / library | peak TFLOP/s |\n");
+        printf("%s| exercise | kind | size | reference TFLOP/s | library | library TFLOP/s | ref / library | peak TFLOP/s |\n",
+               memory_table ? "\n" : "");
         printf("|---|---|---|---|---|---|---|---|\n%s", gemms.buf);
         printf("\nTFLOP/s counts 2 M N K operations over the median of 21 samples, the library timed in the same run;\n"
                "peak is this GPU's dense rate for the arithmetic at its highest clock.\n");
