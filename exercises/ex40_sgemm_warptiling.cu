@@ -2,10 +2,11 @@
 //
 // What this exercise teaches
 //   That which thread computes which results is a choice, and that it
-//   decides the bank pattern of every shared-memory read. In ex39 the 16
-//   threads of a half-warp read B at float4s 32 bytes apart: 16 distinct
-//   16-byte chunks on only 4 of the 8 groups of 4 banks, a 2-way conflict
-//   on every read of B. Arrange the threads by warps instead: each warp
+//   decides the bank pattern of every shared-memory read. A warp's 16-byte
+//   reads are served 8 threads at a time; in ex39 those 8 threads read B at
+//   float4s 32 bytes apart: 8 chunks on only 4 of the 8 groups of 4 banks,
+//   a 2-way conflict on every read of B. Arrange the threads by warps
+//   instead: each warp
 //   owns a 64 x 32 piece of the block's tile, and its lanes cover that
 //   piece so that one float4 read of the warp touches 8 contiguous chunks
 //   of A and 4 of B.
@@ -80,8 +81,8 @@ __global__ void __launch_bounds__(THREADS, 2) sgemm_warptile(const float* __rest
     //       rows wm * WM .. + 63 and columns wn * WN .. + 31; lane l is (ly, lx) = (l / 4, l % 4) of
     //       8 x 4 inside it: arow = wm * WM + ly * 4, bcol = wn * WN + lx * 4.
     //       As shipped: ex39's arrangement (16 threads across, a warp two of them down), written in
-    //       this kernel's form. It is correct, but a half-warp reads B at 16 float4s that fall on 4
-    //       of the 8 groups of banks: 2-way conflicts.
+    //       this kernel's form. It is correct, but the 8 threads of a read phase read B at float4s
+    //       32 bytes apart, on 4 of the 8 groups of banks: 2-way conflicts.
     const int ri = tid / 16, ci = tid % 16;
     const int arow = ri / 8 * 64 + ri % 8 * 4;
     const int bcol = ci / 4 * 32 + ci % 4 * 4;

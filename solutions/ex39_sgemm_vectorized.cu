@@ -20,9 +20,9 @@
 // copied float4. B's 8 values are contiguous already: two LDS.128. 4 shared
 // loads per 64 FMAs, in the source and in the machine code.
 //
-// Left for ex40: the 16 threads of a half-warp read B at float4s 32 bytes
-// apart (tx * 8), so a warp's 16 distinct chunks fall on only 4 of the 8
-// groups of 4 banks: a 2-way bank conflict on every read of B. (The
+// Left for ex40: a 16-byte read is served 8 threads at a time, and those 8
+// read B at float4s 32 bytes apart (tx * 8): 8 chunks on only 4 of the 8
+// groups of 4 banks, a 2-way bank conflict on every read of B. (The
 // transposed stores into As meet 2-way too; ex40 pads As.)
 //
 // C: alpha * acc + beta * C as float4 read-modify-writes when N % 4 == 0,

@@ -5,9 +5,9 @@
 // threads placed so that their float4 reads of shared memory never meet
 // in a bank.
 //
-// In ex39 a half-warp reads B at 16 float4s 32 bytes apart: 16 distinct
-// 16-byte chunks that fall on only 4 of the 8 groups of 4 banks, a 2-way
-// conflict on every read of B. Here the 8 warps are laid out 2 (rows) x 4
+// In ex39 the 8 threads that one 16-byte read serves together read B at
+// float4s 32 bytes apart: 8 chunks on only 4 of the 8 groups of 4 banks, a
+// 2-way conflict on every read of B. Here the 8 warps are laid out 2 (rows) x 4
 // (columns), each owning a 64 x 32 piece of the tile, and lane l is
 // (ly, lx) = (l / 4, l % 4) inside it. A thread's 8 rows are
 // wm * 64 + ly * 4 + {0..3} and the same + 32; its 8 columns
