@@ -19,6 +19,12 @@ static const char *const status_names[ST_COUNT] = {"not started", "attempted", "
 const char *status_name(ExStatus s) { return s < ST_COUNT ? status_names[s] : "?"; }
 const char *status_key(ExStatus s) { return s < ST_COUNT ? status_keys[s] : "?"; }
 
+const ExProgress *progress_find(const Progress *p, const char *id) {
+    for (int i = 0; i < p->count; i++)
+        if (!strcmp(p->items[i].id, id)) return &p->items[i];
+    return NULL;
+}
+
 ExProgress *progress_get(Progress *p, const char *id, bool create) {
     for (int i = 0; i < p->count; i++)
         if (!strcmp(p->items[i].id, id)) return &p->items[i];

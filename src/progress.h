@@ -48,6 +48,8 @@ void progress_free(Progress *p);
  * a target not yet written (malloc'd; NULL, error set, on a symlink loop). */
 char *progress_target(const char *path);
 
+/* The entry for id, or NULL. */
+const ExProgress *progress_find(const Progress *p, const char *id);
 /* The entry for id; created when create is true, else NULL when absent. */
 ExProgress *progress_get(Progress *p, const char *id, bool create);
 

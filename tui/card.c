@@ -414,7 +414,7 @@ void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, 
     for (int i = 0; i < n; i++) {
         ex[i] = i < e->ladder.count ? course_find(c, e->ladder.items[i]) : e;
         if (!ex[i]) continue;
-        ExProgress *x = p ? progress_get((Progress *)p, ex[i]->id, false) : NULL;
+        const ExProgress *x = p ? progress_find(p, ex[i]->id) : NULL;
         if (x) tflops[i] = x->best_tflops, vs_lib[i] = x->best_vs_library;
         if (i == n - 1 && now && now->tflops_student > tflops[i])
             tflops[i] = now->tflops_student, vs_lib[i] = now->vs_library;
