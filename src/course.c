@@ -330,16 +330,15 @@ bool course_plain_name(const char *s, const char *extra) {
 
 static bool is_name(const char *s) { return course_plain_name(s, "_"); }
 
-/* ladder: earlier exercises, each once. Ids are exNN in course order, so
- * "earlier" is a smaller number. */
-static void parse_ladder(Yaml *y, yaml_node_t *n, Exercise *e) {
+/* ladder: ids of earlier exercises, each once. */
+static void parse_ladder(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     get_string_list(y, n, "ladder", false, &e->ladder);
     yaml_node_t *list = map_get(y, n, "ladder");
     for (int i = 0; i < e->ladder.count; i++) {
         const char *id = e->ladder.items[i];
-        int number = 0, end = 0;
-        if (sscanf(id, "ex%d%n", &number, &end) != 1 || id[end] || strlen(id) < 4 || number < 1 ||
-            number > e->index)
+        bool earlier = false;
+        for (int k = 0; k < e->index && !earlier; k++) earlier = c->exercises[k].id && !strcmp(c->exercises[k].id, id);
+        if (!earlier)
             problem_at(y, list, "ladder entry '%s' is not an earlier exercise's id (ex01 to ex%02d)", id, e->index);
         for (int k = 0; k < i; k++)
             if (!strcmp(e->ladder.items[k], id)) problem_at(y, list, "ladder entry '%s' is given twice", id);
@@ -424,7 +423,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     get_string_list(y, n, "required_sass", false, &e->required_sass);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
     parse_libraries(y, n, &e->forbidden_libraries);
-    parse_ladder(y, n, e);
+    parse_ladder(c, y, n, e);
     y->breadcrumb = NULL;
 }
 

@@ -26,8 +26,8 @@ const ExProgress *progress_find(const Progress *p, const char *id) {
 }
 
 ExProgress *progress_get(Progress *p, const char *id, bool create) {
-    for (int i = 0; i < p->count; i++)
-        if (!strcmp(p->items[i].id, id)) return &p->items[i];
+    const ExProgress *found = progress_find(p, id);
+    if (found) return &p->items[found - p->items];
     if (!create) return NULL;
     p->items = xrealloc(p->items, sizeof *p->items * (size_t)(p->count + 1));
     ExProgress *e = &p->items[p->count++];

@@ -447,8 +447,8 @@ void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, 
         }
         int len = scale > 0 ? bar_pos(tflops[i], scale * 1.02, w) : 0;
         if (len == 0) len = 1; /* a rung is never invisible */
-        Style bar = i == n - 1 ? S_BAR_YOU : S_BAR_REF;
-        for (int k = 0; k < w; k++) doc_add(d, k < len ? bar : S_DIM, k < len ? glyph->block : glyph->shade);
+        repeat(d, i == n - 1 ? S_BAR_YOU : S_BAR_REF, glyph->block, len);
+        repeat(d, S_DIM, glyph->shade, w - len);
         doc_printf(d, S_NORMAL, " %5.1f TFLOP/s", tflops[i]);
         if (vs_lib[i] > 0) doc_printf(d, S_NORMAL, " %4.2fx", vs_lib[i]);
         doc_newline(d);
@@ -456,7 +456,8 @@ void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, 
     if (now && now->tflops_library > 0) {
         doc_printf(d, S_NORMAL, "  %-*s ", namew, "library");
         int len = bar_pos(now->tflops_library, scale * 1.02, w);
-        for (int k = 0; k < w; k++) doc_add(d, k < len ? S_BAR_BASE : S_DIM, k < len ? glyph->block : glyph->shade);
+        repeat(d, S_BAR_BASE, glyph->block, len);
+        repeat(d, S_DIM, glyph->shade, w - len);
         doc_printf(d, S_NORMAL, " %5.1f TFLOP/s (this run)", now->tflops_library);
         doc_newline(d);
     }
