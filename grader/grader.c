@@ -529,11 +529,12 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
                      "(make install puts it in PREFIX/share/gpucourse/harness)");
     /* the shared harness, also for a course of its own; the kind may be the course's own */
     char *hdir = xstrdup(c->harness_dir);
-    char *judge_cu[] = {path_join(hdir, "main.cu"), path_join(hdir, "runner.cu"), path_join(hdir, "protocol.cu"),
-                        path_join(hdir, "rules.c"), path_join(hdir, "sandbox.c"), course_kind_path(c, e->kind)};
+    char *judge_cu[] = {path_join(hdir, "main.cu"),    path_join(hdir, "runner.cu"),   path_join(hdir, "protocol.cu"),
+                        path_join(hdir, "rules.c"),    path_join(hdir, "sandbox.c"),   path_join(hdir, "counters.cu"),
+                        course_kind_path(c, e->kind)};
     /* the judge with its trusted runner; the student's runner: no judge, no vendor library */
-    const char *hsrc[] = {judge_cu[0], judge_cu[1], judge_cu[2], judge_cu[3], judge_cu[4], judge_cu[5], NULL};
-    const char *rsrc[] = {judge_cu[1], judge_cu[2], judge_cu[4], judge_cu[5], NULL};
+    const char *hsrc[] = {judge_cu[0], judge_cu[1], judge_cu[2], judge_cu[3], judge_cu[4], judge_cu[5], judge_cu[6], NULL};
+    const char *rsrc[] = {judge_cu[1], judge_cu[2], judge_cu[4], judge_cu[5], judge_cu[6], NULL};
     char *sol = course_solution_path(c, e);
     const char *lsrc[] = {sol, NULL};
     parts->harness = xprintf("%s/harness-%s", w->build, e->kind);

@@ -116,6 +116,19 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     strlist_add(hold, rpath);
     free(rpath);
     argv[n++] = hold->items[hold->count - 1];
+    /* CUPTI, which the runners load for counters (harness/counters.cu): in
+     * include/ and lib64/ since CUDA 13, under extras/CUPTI before */
+    char *cupti = xprintf("%s/extras/CUPTI", t->cuda_home);
+    if ((target == BUILD_HARNESS || target == BUILD_RUNNER) && dir_exists(cupti)) {
+        char *inc = xprintf("-I%s/include", cupti), *lib = xprintf("-Xlinker=-rpath=%s/lib64", cupti);
+        strlist_add(hold, inc);
+        argv[n++] = hold->items[hold->count - 1];
+        strlist_add(hold, lib);
+        argv[n++] = hold->items[hold->count - 1];
+        free(inc);
+        free(lib);
+    }
+    free(cupti);
     if (include_dir) {
         char *inc = xprintf("-I%s", include_dir);
         strlist_add(hold, inc);

@@ -93,6 +93,10 @@ struct KindDef {
     // exactly in float64 from the inputs (device pointers; INOUT arrays hold
     // their input values). `exact` has the output's length.
     void (*exact)(void *const *arrays, int out, double *exact, const Dims &, const Scalars &);
+    // Optional, for kinds timed by bytes whose work is matrix products (tile
+    // products): the FLOPs of those products, which the evidence checks take
+    // tensor-core shares of (compute-bound kinds use `flops`).
+    double (*product_flops)(const Dims &);
 };
 
 // Every kind file defines exactly this object.

@@ -6,7 +6,7 @@
 //
 //   harness-KIND --student S.so --runner runner-KIND --reference R.so --seed N
 //                --check 1000 --check 65537 --timing 268435456 [--timing ...]
-//                [--rel X] [--abs Y] [--samples N] [--warmup-ms N]
+//                [--rel X] [--abs Y] [--samples N] [--warmup-ms N] [--counters METRIC,...]
 //
 // Each --timing size is checked, then timed on its own; its lines follow a
 // `timed: SIZE` line.
@@ -50,7 +50,7 @@
 #include <string>
 #include <vector>
 
-int runner_main(bool trusted, const char *library);  // runner.cu
+int runner_main(bool trusted, const char *library, const char *counters);  // runner.cu
 
 // Exit codes of the judge itself; the grader reads the result lines first.
 enum { EXIT_DONE = 0, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_LOAD = 4, EXIT_NOGPU = 5 };
@@ -279,7 +279,8 @@ static std::vector<std::string> runner_environment(void) {
     return env;
 }
 
-static void spawn_runner(Runner &r, const char *program, const char *mode, const char *arg) {
+static void spawn_runner(Runner &r, const char *program, const char *mode, const char *arg,
+                         const char *counters = NULL) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         fail(EXIT_CUDA, "setup: socketpair: %s", strerror(errno));
@@ -287,7 +288,8 @@ static void spawn_runner(Runner &r, const char *program, const char *mode, const
     std::vector<char *> env;
     for (auto &e : env_text) env.push_back((char *)e.c_str());
     env.push_back(NULL);
-    char *argv[] = {(char *)program, (char *)mode, (char *)arg, NULL};
+    char *argv[] = {(char *)program, (char *)mode, (char *)arg, (char *)(counters ? "--counters" : NULL),
+                    (char *)counters, NULL};
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
@@ -650,12 +652,33 @@ static size_t flush_bytes;
 struct Call {
     StepTime t;
     int probes;
+    int ncounters;  // a call with counters (--counters): their values, in the order given
+    double counters[MAX_COUNTERS];
 };
+
+// --counters: the metrics the student's runner collects around one timed
+// call (counters.h), for the grader's evidence checks.
+static const char *counters_list;
+
+// The student's runner could not collect its counters (text: its words).
+// Whether counters can be read here at all, the judge finds out itself: a
+// runner's words are the student's. "unavailable" is this machine's setup
+// (the grader says what to do); "failed" happened in the student's process.
+static void counters_not_collected(const char *text) {
+    char why[400];
+    if (!counters_open(counters_list, why, sizeof why)) {
+        counters_close();
+        result("counters: unavailable: %s", why);
+        return;
+    }
+    counters_close();
+    result("counters: failed: %s", text);
+}
 
 // Calls contestant c on p: prepares its arrays (and flushes L2 when timed),
 // wakes its runner, asks, waits for the answer and then for an idle GPU,
 // freezes the runner again. A fault becomes an error line naming the call.
-static Call call(Problem &p, int c, const Scalars &s, bool timed) {
+static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_counters = false) {
     char dims[64];
     dims_text(p.dims, dims, sizeof dims);
     snprintf(phase, sizeof phase, "preparing the %s's call at size %s", contestant_name[c], dims);
@@ -670,6 +693,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed) {
     m.slot = p.slot[c];
     m.dims = p.dims;
     m.scalars = s;
+    if (with_counters) m.flags = RUN_COUNTERS;
     thaw(r);
     char doing[320];
     snprintf(doing, sizeof doing, "during the %s", phase);
@@ -687,6 +711,10 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed) {
                       IDLE_LIMIT_S, dims);
         fail(EXIT_CUDA, "cuda: %s: the GPU stayed busy after the call", phase);
     }
+    if (a.type == MSG_FAIL && with_counters && !strncmp(a.text, "counters: ", 10)) {
+        counters_not_collected(a.text + 10);
+        return call(p, c, s, timed);  // the sample without counters
+    }
     if (a.type == MSG_FAIL) {
         const char *text = a.text;
         if (!strncmp(text, "cuda: ", 6)) text += 6;
@@ -701,6 +729,8 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed) {
     out.t.event_ms = a.event_ms;
     out.t.wall_ms = (t1 - t0) / 1000.0;
     out.probes = probes;
+    out.ncounters = a.type == MSG_DONE ? std::min(a.ncounters, (int32_t)MAX_COUNTERS) : 0;
+    for (int k = 0; k < out.ncounters; k++) out.counters[k] = a.counters[k];
     return out;
 }
 
@@ -947,7 +977,30 @@ static void report_times(int c, const std::vector<Call> &calls, double bound_ms)
            rules_median(wall.data(), n), used_wall, n);
 }
 
-static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms) {
+// The counters of the student's call at size p, with the work any correct
+// answer must do there (bytes of its inputs and outputs, FLOPs), which the
+// grader's shares are taken of.
+static void report_counters(const Problem &p, const Call &k) {
+    double in = 0, out = 0;
+    for (int i = 0; i < kind.narrays; i++) {
+        double bytes = (double)bytes_of(kind.arrays[i], p.len[i]);
+        ArrayRole role = kind.arrays[i].role;
+        if (role == ROLE_IN || role == ROLE_INOUT) in += bytes;
+        if (role == ROLE_OUT || role == ROLE_INOUT) out += bytes;
+    }
+    char size[64];
+    dims_text(p.dims, size, sizeof size);
+    double flops = kind.flops ? kind.flops(p.dims) : kind.product_flops ? kind.product_flops(p.dims) : 0.0;
+    result("counters: %s work %.0f %.0f %.0f", size, in, out, flops);
+    const char *name = counters_list;
+    for (int i = 0; i < k.ncounters && *name; i++) {
+        size_t n = strcspn(name, ",");
+        result("counter: %.*s %.17g", (int)n, name, k.counters[i]);
+        name += n + (name[n] == ',');
+    }
+}
+
+static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms, bool with_counters) {
     char size[64];
     dims_text(dims, size, sizeof size);
     result("timed: %s", size);  // the lines up to the next "timed:" are this size's
@@ -986,17 +1039,26 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
         if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
     }
 
+    // The student's counters are collected in one more sample, at a place
+    // nobody can predict, so that the code they see is the code that is
+    // timed; that sample's output is checked like every other, and its
+    // times (counters cost a little) are left out.
+    int counted = with_counters ? (int)(unpredictable_seed() % (uint64_t)(samples + 1)) : -1;
     std::vector<Call> t[CONTESTANTS];
     int busy = 0;
     bool ok = true;
-    for (int k = 0; k < samples && ok; k++) {
+    for (int k = 0; k < samples + (counted >= 0) && ok; k++) {
         uint64_t sample_seed = unpredictable_seed();
         problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
         s = scalars_for(sample_seed);
         for (int j = 0; j < CONTESTANTS; j++) {
             int c = (j + k) % CONTESTANTS;  // rotate who goes first
             if (!takes_part(c)) continue;
-            Call one = call(p, c, s, true);
+            Call one = call(p, c, s, true, k == counted && c == STUDENT);
+            if (k == counted) {
+                if (c == STUDENT && one.ncounters) report_counters(p, one);
+                continue;
+            }
             t[c].push_back(one);
             if (c != STUDENT) trusted.push_back(one.t);
             else busy += one.probes > 3;  // an honest call needs two: a context switch, then a quick one
@@ -1075,7 +1137,7 @@ static void start_runners(const char *student, const char *runner, const char *r
     // A runner's text never picks the kind of the error line (a student's
     // "nogpu: ..." must not read as a skipped run); only "load:" passes, and
     // a forged one only makes the student's own verdict a compile error.
-    spawn_runner(student_runner, runner, "--student", student);
+    spawn_runner(student_runner, runner, "--student", student, counters_list);
     m = await(student_runner, 0, "while loading your library");
     if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
     if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
@@ -1084,7 +1146,7 @@ static void start_runners(const char *student, const char *runner, const char *r
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && !strcmp(argv[1], "--serve-trusted")) return runner_main(true, argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--serve-trusted")) return runner_main(true, argv[2], NULL);
     // Nothing of the student's may read or patch this process.
     prctl(PR_SET_DUMPABLE, 0);
     signal(SIGPIPE, SIG_IGN);
@@ -1107,6 +1169,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--warmup-ms")) warmup_ms = atof(v);
         else if (!strcmp(a, "--rel")) tol_rel = atof(v);
         else if (!strcmp(a, "--abs")) tol_abs = atof(v);
+        else if (!strcmp(a, "--counters")) counters_list = v;
         else if (!strcmp(a, "--check") || !strcmp(a, "--timing")) {
             Dims d;
             if (!parse_dims(v, &d))
@@ -1149,7 +1212,8 @@ int main(int argc, char **argv) {
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
-    for (size_t k = 0; k < timing.size() && ok; k++) ok = timed_run(timing[k], seed + k, samples, warmup_ms);
+    for (size_t k = 0; k < timing.size() && ok; k++)
+        ok = timed_run(timing[k], seed + k, samples, warmup_ms, counters_list && k == 0);
     result("done: %s", ok ? "correct" : "wrong");
     finish(EXIT_DONE);
 }

@@ -15,6 +15,7 @@
 #pragma once
 #include <stdint.h>
 
+#include "counters.h"
 #include "harness.h"
 
 enum { RUNNER_FD = 3 };
@@ -24,8 +25,8 @@ enum MsgType : uint32_t {
     MSG_READY = 1,  // runner -> judge: loaded, text = sandbox status
     MSG_BIND,       // judge -> runner: slot, narrays, bytes[]; one fd per array attached
     MSG_UNBIND,     // judge -> runner: forget slot
-    MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars
-    MSG_DONE,       // runner -> judge: seq, event_ms
+    MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars, flags
+    MSG_DONE,       // runner -> judge: seq, event_ms (and the counters of a RUN_COUNTERS call)
     MSG_FAIL,       // runner -> judge: seq, text = what failed ("cuda: ...", "load: ...")
 };
 
@@ -33,14 +34,20 @@ enum MsgType : uint32_t {
 // runner serves the others.
 enum Contestant { STUDENT, REFERENCE, LIBRARY, COPY, CONTESTANTS };
 
+// RUN flags: collect the hardware counters the runner was started with
+// (--counters) around this call (counters.h).
+enum : int32_t { RUN_COUNTERS = 1 };
+
 struct Msg {
     uint32_t magic, type;
     uint64_t seq;
-    int32_t who, slot, narrays, reserved;
+    int32_t who, slot, narrays, flags;
     uint64_t bytes[MAX_ARRAYS];  // BIND: bytes of each array as the contestant sees it
     Dims dims;                   // RUN
     Scalars scalars;             // RUN
     double event_ms;             // DONE: the runner's events around call + device sync
+    int32_t ncounters;           // DONE of a RUN_COUNTERS call: values in counters[]
+    double counters[MAX_COUNTERS];
     char text[512];              // READY, FAIL
 };
 

@@ -14,6 +14,7 @@
 // The runner's answers are not trusted by the judge (student code shares
 // this address space and may rewrite anything here): it reports its own
 // event times, and the judge checks them against its own clock and decides.
+#include "counters.h"
 #include "harness.h"
 #include "protocol.h"
 #include "sandbox.h"
@@ -44,11 +45,17 @@ struct Slot {
 static Slot slots[MAX_SLOTS];
 static void *solve_fn;  // the student's or the reference's solve
 static int sock = RUNNER_FD;
+// --counters: opened before the sandbox (and before the student's code is
+// loaded); why not, when they could not be.
+static bool counters_ready;
+static char counters_why[400];
 
-static void reply(uint32_t type, uint64_t seq, double ms, const char *text) {
+static void reply(uint32_t type, uint64_t seq, double ms, const char *text, const double *values = NULL,
+                  int nvalues = 0) {
     Msg m = msg_init(type, seq);
     m.event_ms = ms;
     if (text) snprintf(m.text, sizeof m.text, "%s", text);
+    for (int i = 0; i < nvalues && i < MAX_COUNTERS; i++) m.counters[m.ncounters++] = values[i];
     if (msg_send(sock, m, NULL, 0) < 0) _exit(3);  // the judge is gone
 }
 
@@ -81,36 +88,94 @@ static void unbind_slot(const Msg &m) {
     s.narrays = 0;
 }
 
-// Calls one contestant on a bound slot. What the call does on the GPU is
-// timed with events around the call and a whole-device synchronize, so work
-// on other streams counts.
+// One call of one contestant, as counters_collect's work.
+struct CallCtx {
+    const Msg *m;
+    Slot *s;
+    void *args[MAX_ARRAYS];
+    cudaEvent_t start, stop;
+    cudaError_t err;
+    float ms;
+    std::vector<void *> saved;  // RUN_COUNTERS with several passes: the read-write arrays as given
+};
+
+// What the call does on the GPU is timed with events around the call and a
+// whole-device synchronize, so work on other streams counts.
+static void call_once(void *p) {
+    CallCtx &c = *(CallCtx *)p;
+    const Msg &m = *c.m;
+    cudaError_t err = cudaEventRecord(c.start);
+    if (err == cudaSuccess) {
+        if (m.who == COPY) err = cudaMemcpyAsync(c.args[1], c.args[0], c.s->buf[0].bytes, cudaMemcpyDeviceToDevice);
+        else if (m.who == LIBRARY && kind.library) kind.library(c.args, m.dims, m.scalars);
+        else if (m.who != LIBRARY) kind.call(solve_fn, c.args, m.dims, m.scalars);
+        if (err == cudaSuccess) err = cudaGetLastError();
+        if (err == cudaSuccess) err = cudaDeviceSynchronize();
+        if (err == cudaSuccess) err = cudaEventRecord(c.stop);
+        if (err == cudaSuccess) err = cudaEventSynchronize(c.stop);
+    }
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&c.ms, c.start, c.stop);
+    if (c.err == cudaSuccess) c.err = err;
+}
+
+// Before a counters pass after the first: the arrays as the judge gave them
+// (read-write arrays restored, outputs and scratch poisoned as it does), so
+// that every pass makes the same call.
+static void restore_arrays(void *p) {
+    CallCtx &c = *(CallCtx *)p;
+    for (int i = 0; i < c.s->narrays && c.err == cudaSuccess; i++) {
+        ArrayRole role = kind.arrays[i].role;
+        if (role == ROLE_INOUT) c.err = cudaMemcpy(c.args[i], c.saved[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+        else if (role == ROLE_OUT || role == ROLE_SCRATCH) c.err = cudaMemset(c.args[i], 0xFF, c.s->buf[i].bytes);
+    }
+}
+
+// Calls one contestant on a bound slot; with RUN_COUNTERS, inside a
+// collection of the hardware counters, which travel back with the answer.
 static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop) {
     if (m.slot < 0 || m.slot >= MAX_SLOTS || slots[m.slot].narrays == 0 ||
         (trusted ? m.who == STUDENT : m.who != STUDENT) || m.who < 0 || m.who >= CONTESTANTS) {
         reply(MSG_FAIL, m.seq, 0, "setup: malformed run");
         return;
     }
-    Slot &s = slots[m.slot];
-    void *args[MAX_ARRAYS];
-    for (int i = 0; i < s.narrays; i++) args[i] = s.buf[i].ptr;
-    cudaError_t err = cudaEventRecord(start);
-    if (err == cudaSuccess) {
-        if (m.who == COPY) err = cudaMemcpyAsync(args[1], args[0], s.buf[0].bytes, cudaMemcpyDeviceToDevice);
-        else if (m.who == LIBRARY && kind.library) kind.library(args, m.dims, m.scalars);
-        else if (m.who != LIBRARY) kind.call(solve_fn, args, m.dims, m.scalars);
-        if (err == cudaSuccess) err = cudaGetLastError();
-        if (err == cudaSuccess) err = cudaDeviceSynchronize();
-        if (err == cudaSuccess) err = cudaEventRecord(stop);
-        if (err == cudaSuccess) err = cudaEventSynchronize(stop);
+    CallCtx c;
+    c.m = &m;
+    c.s = &slots[m.slot];
+    for (int i = 0; i < c.s->narrays; i++) c.args[i] = c.s->buf[i].ptr;
+    c.start = start;
+    c.stop = stop;
+    c.err = cudaSuccess;
+    c.ms = 0;
+    if (!(m.flags & RUN_COUNTERS)) {
+        call_once(&c);
+    } else {
+        if (!counters_ready) {
+            reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + counters_why).c_str());
+            return;
+        }
+        c.saved.assign((size_t)c.s->narrays, nullptr);
+        for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
+            if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
+                c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+        double values[MAX_COUNTERS];
+        char why[400];
+        bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, sizeof why);
+        for (void *p : c.saved) cudaFree(p);
+        if (!collected) {
+            reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+            return;
+        }
+        if (c.err == cudaSuccess) {
+            reply(MSG_DONE, m.seq, c.ms, NULL, values, counters_count());
+            return;
+        }
     }
-    float ms = 0;
-    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start, stop);
-    if (err != cudaSuccess) {
-        std::string text = std::string("cuda: ") + cudaGetErrorString(err);
+    if (c.err != cudaSuccess) {
+        std::string text = std::string("cuda: ") + cudaGetErrorString(c.err);
         reply(MSG_FAIL, m.seq, 0, text.c_str());
         return;
     }
-    reply(MSG_DONE, m.seq, ms, NULL);
+    reply(MSG_DONE, m.seq, c.ms, NULL);
 }
 
 // Every /dev/nvidia* device: the driver opens some of them lazily.
@@ -169,7 +234,7 @@ static std::string sandbox_text(const SandboxStatus &st) {
 }
 
 // Serves the judge until it goes away (or kills this process).
-int runner_main(bool trusted, const char *library) {
+int runner_main(bool trusted, const char *library, const char *counters) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
     signal(SIGPIPE, SIG_IGN);
@@ -208,6 +273,9 @@ int runner_main(bool trusted, const char *library) {
         reply(MSG_FAIL, 0, 0, text.c_str());
         return 3;
     }
+    // CUPTI is loaded and the counters configured before the syscall filter
+    // and before the student's code: nothing of the student's runs yet.
+    if (counters) counters_ready = counters_open(counters, counters_why, sizeof counters_why);
     std::string status = "trusted";
     if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();
@@ -249,11 +317,13 @@ int runner_main(bool trusted, const char *library) {
 
 #ifdef GPUCOURSE_STUDENT_RUNNER
 int main(int argc, char **argv) {
-    if (argc != 3 || strcmp(argv[1], "--student")) {
-        fprintf(stderr, "usage: %s --student LIBRARY.so (started by the judge, socket at fd %d)\n", argv[0],
-                RUNNER_FD);
+    bool counters = argc == 5 && !strcmp(argv[3], "--counters");
+    if ((argc != 3 && !counters) || strcmp(argv[1], "--student")) {
+        fprintf(stderr,
+                "usage: %s --student LIBRARY.so [--counters METRIC,...] (started by the judge, socket at fd %d)\n",
+                argv[0], RUNNER_FD);
         return 2;
     }
-    return runner_main(false, argv[2]);
+    return runner_main(false, argv[2], counters ? argv[4] : NULL);
 }
 #endif

@@ -49,9 +49,13 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
 }
 #endif
 
+// one m16n8k16 product per tile
+static double product_flops(const Dims &d) { return 2.0 * 16 * 8 * 16 * (double)d.d[0]; }
+
 extern const KindDef kind = {
     "mma_tiles", "void solve(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int tiles)", 1, 3,
     {{"A", ELEM_BF16, ROLE_IN, a_len, -4, 4, 0, TOL_FLAT, 1},
      {"B", ELEM_BF16, ROLE_IN, b_len, -4, 4, 0, TOL_FLAT, 1},
      {"C", ELEM_F32, ROLE_OUT, c_len, 0, 0, 0}},
-    bytes, call, reference, KIND_LIBRARY("cuBLAS GemmStridedBatchedEx BF16", library)};
+    bytes, call, reference, KIND_LIBRARY("cuBLAS GemmStridedBatchedEx BF16", library), nullptr, PEAK_NONE,
+    CHECK_ELEMENTS, nullptr, product_flops};

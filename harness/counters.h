@@ -1,0 +1,33 @@
+// Hardware counters of one call, for the evidence that a technique ran
+// (docs/harness.md, "Evidence from the GPU").
+//
+// The counters that tell how a kernel did its work (bytes that arrived
+// through TMA, tensor-core operations by input type, ldmatrix and cp.async
+// instructions, shared-memory bank conflicts) are per context: CUPTI's range
+// profiler collects them in the process that owns the context. So the
+// student's runner collects them around one of the student's calls, and the
+// judge decides on the numbers (grader/evidence.c). CUPTI is loaded with
+// dlopen, and only when an exercise asks for counters: every other grading
+// runs exactly as before.
+#pragma once
+#include <stddef.h>
+
+enum { MAX_COUNTERS = 16 };
+
+// Loads CUPTI, checks that the device can be profiled and prepares the
+// configuration of `metrics` (comma-separated, e.g.
+// "l1tex__m_xbar2l1tex_read_bytes.sum,sm__inst_executed_pipe_tensor.sum")
+// on the current context. false with why (insufficient privileges, a
+// metric the GPU does not have, no CUPTI). Call once, with a context.
+bool counters_open(const char *metrics, char *why, size_t why_size);
+int counters_count(void);          // metrics configured
+int counters_passes(void);         // replays one collection needs (1 for the course's sets)
+
+// Collects the counters of whatever `work` does on the GPU. With more than
+// one pass, work is called once per pass and `before_replay` before every
+// pass but the first. values[counters_count()]. false with why.
+bool counters_collect(void (*work)(void *), void (*before_replay)(void *), void *ctx, double *values, char *why,
+                      size_t why_size);
+
+// Releases the profiler (the context runs unprofiled afterwards).
+void counters_close(void);
