@@ -21,11 +21,11 @@ NCURSES_LIBS ?= $(shell pkg-config --libs ncursesw 2>/dev/null)
 CMARK_LIBS ?= -Wl,-Bstatic -lcmark -Wl,-Bdynamic
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS := $(YAML_LIBS) -ldl
+LDLIBS := $(YAML_LIBS) -ldl -lm
 
 B := build
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
-             grader/toolchain.c grader/grader.c grader/calibrate.c grader/report.c grader/libscan.c harness/sandbox.c
+             grader/toolchain.c grader/grader.c grader/sass.c grader/evidence.c grader/calibrate.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "grader.h"
+#include "sass.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -129,6 +130,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         return;
     }
     if (!p->started) return; /* nothing counts before the harness proved itself */
+    if (evidence_parse_line(&r->counters, key, val)) return;
     if (!strcmp(key, "seed")) r->seed = strtoull(val, NULL, 10);
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
     else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
@@ -231,8 +233,8 @@ static const char *first_failed_size(const GradeResult *r) {
     return "?";
 }
 
-void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results,
-                  const char *nonce) {
+static void decide_run(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results,
+                       const char *nonce) {
     Parsed p = {0};
     char *copy = xstrdup(results ? results : "");
     char *save = NULL;
@@ -384,6 +386,56 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                     e->floor_reference);
 }
 
+/* A correct answer (passing or slow) must also show, in the GPU's own
+ * counters, that it did its work the way the exercise teaches. A check
+ * that cannot be made is never a pass: this machine's counters cannot be
+ * read (a setup error that says what to do), or the collection failed or
+ * came back incomplete in the student's process (requirement not met). */
+static void check_evidence(GradeResult *r, const Exercise *e) {
+    if (e->nevidence == 0 || (r->verdict != V_PASS && r->verdict != V_SLOW)) return;
+    const Counters *c = &r->counters;
+    if (c->status == COUNTERS_UNAVAILABLE) {
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: this exercise is passed only with evidence from the GPU's counters that "
+                    "your code ran its technique, and they cannot be read on this machine: %s",
+                    c->why);
+        return;
+    }
+    if (c->status == COUNTERS_FAILED) {
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but the GPU's counters could not be collected around your code (%s): this exercise "
+                    "is passed only with that evidence",
+                    c->why);
+        return;
+    }
+    if (c->status == COUNTERS_NONE) {
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: the judge reported no counters, and this exercise is passed only with "
+                    "evidence from them (is the harness in the build cache older than gpucourse?)");
+        return;
+    }
+    int unmet;
+    const char *missing;
+    r->nevidence = evidence_measure(e, c, r->evidence, &unmet, &missing);
+    if (missing) {
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but the counters of your code came back without %s: the evidence this exercise needs "
+                    "could not be checked",
+                    missing);
+        return;
+    }
+    if (unmet >= 0) {
+        const EvidenceLine *l = &r->evidence[unmet];
+        set_verdict(r, V_REQUIREMENT, "correct, but the GPU's counters at size %s show %s: %s", c->size, l->text,
+                    evidence_lesson(l->key));
+    }
+}
+
+void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results, const char *nonce) {
+    decide_run(r, e, st, results, nonce);
+    check_evidence(r, e);
+}
+
 /* ------------------------------------------------------------ grading */
 
 static unsigned long long fresh_seed(void) {
@@ -442,49 +494,78 @@ static bool check_forbidden_symbols(const Exercise *e, const char *lib, GradeRes
     return r->verdict != V_REQUIREMENT;
 }
 
-/* Instructions the exercise is about must be in the machine code. When
- * they cannot be looked for, the result says so and why: never a silent
- * pass. */
-static void check_required_sass(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
-    if (e->required_sass.count == 0) return;
-    char *sass = NULL;
-    if (toolchain_sass(t, lib, &sass) < 0) {
-        char *note = xprintf("required SASS instructions not checked: %s", last_error());
-        strlist_add(&r->notes, note);
-        free(note);
-        return;
-    }
-    /* what each instruction is, so that the message says what the code lacks */
+/* What an opcode is, so that a message about it says what the code lacks
+ * or must not have. */
+static const char *opcode_meaning(const char *pattern) {
     static const struct {
-        const char *sass, *what;
+        const char *opcode, *what;
     } known[] = {
-        {"HMMA", "a tensor-core matrix multiply-accumulate (mma.sync); without it the products run on the "
-                 "CUDA cores at a fraction of the speed"},
-        {"LDSM", "ldmatrix, the warp-wide load of fragments from shared memory; without it each lane gathers its "
-                 "own elements"},
-        {"LDGSTS", "cp.async, the copy from global to shared memory that does not wait in registers; without it "
-                   "loads and math cannot overlap"},
-        {"HGMMA", "a warpgroup MMA (wgmma.mma_async) from shared memory; mma.sync or FFMA code reaches a fraction "
-                  "of Hopper's tensor-core rate"},
+        {"HMMA", "a tensor-core matrix multiply-accumulate (mma.sync); without it the products run on the CUDA cores "
+                 "at a fraction of the speed"},
+        {"LDSM", "ldmatrix, the warp-wide load of fragments from shared memory; without it each lane gathers its own "
+                 "elements"},
+        {"LDGSTS", "cp.async, the copy from global to shared memory that does not wait in registers; without it loads "
+                   "and math cannot overlap"},
+        {"HGMMA", "a warpgroup MMA (wgmma.mma_async) from shared memory; mma.sync or FFMA code reaches a fraction of "
+                  "Hopper's tensor-core rate"},
         {"UTMALDG", "a TMA load (cp.async.bulk.tensor) through a tensor map"},
         {"UTMASTG", "a TMA store (cp.async.bulk.tensor from shared to global)"},
         {"SYNCS", "an mbarrier operation, which TMA copies complete on"},
+        {"USETMAXREG", "setmaxnreg, which moves registers from the producer warpgroup to the consumers"},
+        {"LDG", "a load from global memory"},
+        {"LDS", "a load from shared memory"},
     };
-    for (int i = 0; i < e->required_sass.count; i++) {
-        const char *want = e->required_sass.items[i];
-        if (strstr(sass, want)) continue;
-        const char *what = NULL;
-        for (size_t k = 0; k < ARRAY_SIZE(known) && !what; k++)
-            if (!strcmp(known[k].sass, want)) what = known[k].what;
-        if (what)
-            set_verdict(r, V_REQUIREMENT,
-                        "correct, but your machine code has no %s instruction: %s, which this exercise is about", want,
-                        what);
-        else
-            set_verdict(r, V_REQUIREMENT, "correct, but your machine code has no %s instruction, which this exercise is about",
-                        want);
-        break;
+    size_t n = strcspn(pattern, ".");
+    for (size_t k = 0; k < ARRAY_SIZE(known); k++)
+        if (strlen(known[k].opcode) == n && !strncmp(known[k].opcode, pattern, n)) return known[k].what;
+    return NULL;
+}
+
+void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeResult *r) {
+    if ((e->required_sass.count == 0 && e->forbidden_sass.count == 0) ||
+        (r->verdict != V_PASS && r->verdict != V_SLOW))
+        return;
+    if (sass_rc == SASS_TOO_LARGE || !sass) {
+        set_verdict(r, sass_rc == SASS_TOO_LARGE ? V_REQUIREMENT : V_SETUP_ERROR,
+                    "correct, but not a pass: the instructions this exercise requires could not be checked in your "
+                    "machine code (%s)%s",
+                    last_error(),
+                    sass_rc == SASS_TOO_LARGE ? ""
+                                              : "; cuobjdump ships with the CUDA Toolkit (package cuda-cuobjdump-X-Y), "
+                                                "and gpucourse doctor says what is missing");
+        return;
     }
+    char found[128];
+    for (int i = 0; i < e->required_sass.count; i++) {
+        const char *want = e->required_sass.items[i], *what = opcode_meaning(want);
+        if (sass_find(sass, want, found, sizeof found)) continue;
+        set_verdict(r, V_REQUIREMENT, "correct, but your machine code has no %s instruction%s%s, which this exercise is "
+                    "about", want, what ? ": " : "", what ? what : "");
+        return;
+    }
+    for (int i = 0; i < e->forbidden_sass.count; i++) {
+        const char *banned = e->forbidden_sass.items[i], *what = opcode_meaning(banned);
+        if (!sass_find(sass, banned, found, sizeof found)) continue;
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but your machine code has %s%s%s%s, which this exercise forbids (%s): it is about doing "
+                    "the work another way, see its task",
+                    found, what ? " (" : "", what ? what : "", what ? ")" : "", banned);
+        return;
+    }
+}
+
+/* The instruction checks on the student's compiled library. */
+static void check_sass(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
+    if ((e->required_sass.count == 0 && e->forbidden_sass.count == 0) ||
+        (r->verdict != V_PASS && r->verdict != V_SLOW))
+        return;
+    char *sass = NULL;
+    int rc = toolchain_sass(t, lib, &sass);
+    if (rc < 0 && proc_take_interrupted()) {
+        set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
+        return;
+    }
+    grade_check_sass(e, rc, sass, r);
     free(sass);
 }
 
@@ -494,19 +575,40 @@ static void check_required_sass(const Toolchain *t, const Exercise *e, const cha
  * the fence: C7519). The PTX ISA leaves both undefined, and a repaired
  * wait serializes a pipeline, so code that needed the repair has not met
  * what the chapter teaches, even where its answer came out right. */
+static const struct {
+    const char *code, *what;
+} repairs[] = {
+    {"(C7517)", "the compiler had to insert a wgmma wait (warpgroup.wait) because your code reads accumulator "
+                "registers while a wgmma may still be writing them: call wgmma_wait<N>() (and fence_registers) "
+                "before you read them"},
+    {"(C7519)", "the compiler had to insert a wgmma.fence (warpgroup.arrive) because your code touches "
+                "accumulator registers that a wgmma then uses without a wgmma_fence() between them"},
+};
+
+unsigned grade_scan_repairs(RepairScan *scan, const char *data, size_t len) {
+    /* the codes may be split between two pieces: keep the last few bytes */
+    enum { KEEP = 7 };
+    char buf[2 * 4096 + KEEP + 1];
+    while (len > 0) {
+        size_t take = len < 2 * 4096 ? len : 2 * 4096;
+        memcpy(buf, scan->tail, scan->tail_len);
+        memcpy(buf + scan->tail_len, data, take);
+        size_t n = scan->tail_len + take;
+        buf[n] = '\0';
+        for (size_t i = 0; i < ARRAY_SIZE(repairs); i++)
+            if (memmem(buf, n, repairs[i].code, strlen(repairs[i].code))) scan->seen |= 1u << i;
+        scan->tail_len = n < KEEP ? n : KEEP;
+        memcpy(scan->tail, buf + n - scan->tail_len, scan->tail_len);
+        data += take;
+        len -= take;
+    }
+    return scan->seen;
+}
+
 void grade_check_compiler_repairs(GradeResult *r) {
-    if ((r->verdict != V_PASS && r->verdict != V_SLOW) || !r->compile_log) return;
-    static const struct {
-        const char *code, *what;
-    } repairs[] = {
-        {"(C7517)", "the compiler had to insert a wgmma wait (warpgroup.wait) because your code reads accumulator "
-                    "registers while a wgmma may still be writing them: call wgmma_wait<N>() (and fence_registers) "
-                    "before you read them"},
-        {"(C7519)", "the compiler had to insert a wgmma.fence (warpgroup.arrive) because your code touches "
-                    "accumulator registers that a wgmma then uses without a wgmma_fence() between them"},
-    };
+    if (r->verdict != V_PASS && r->verdict != V_SLOW) return;
     for (size_t i = 0; i < ARRAY_SIZE(repairs); i++)
-        if (strstr(r->compile_log, repairs[i].code)) {
+        if ((r->compiler_repairs & (1u << i)) || (r->compile_log && strstr(r->compile_log, repairs[i].code))) {
             set_verdict(r, V_REQUIREMENT, "correct, but %s (ptxas %s, in the compiler output)", repairs[i].what,
                         repairs[i].code);
             return;
@@ -591,6 +693,12 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
         strlist_add(&args, "--timing");
         strlist_add(&args, text);
     }
+    char *metrics = evidence_metrics(e);
+    if (metrics) {
+        strlist_add(&args, "--counters");
+        strlist_add(&args, metrics);
+        free(metrics);
+    }
     const char **argv = xcalloc((size_t)args.count + 1, sizeof *argv);
     for (int i = 0; i < args.count; i++) argv[i] = args.items[i];
 
@@ -618,13 +726,29 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
 
 /* Compiles the student's file into student_so, streaming nvcc's output;
  * sets the verdict when it does not compile. */
+/* nvcc's output as it comes: scanned whole for ptxas's repairs (the log
+ * kept is capped, and warnings must not push them out of it), then passed
+ * on to the caller's live log. */
+typedef struct {
+    RepairScan scan;
+    const GradeOptions *o;
+} CompileWatch;
+
+static void watch_compile(const char *data, size_t len, void *ctx) {
+    CompileWatch *w = ctx;
+    grade_scan_repairs(&w->scan, data, len);
+    if (w->o && w->o->on_output) w->o->on_output(data, len, w->o->ctx);
+}
+
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
                             const GradeOptions *o, GradeResult *r) {
     const char *src[] = {student_cu, NULL};
     int timeout_s = o && o->timeout_s ? o->timeout_s : COMPILE_TIMEOUT_S;
     ProcResult cres;
-    if (toolchain_compile(t, BUILD_SHARED_LIB, src, student_so, NULL, timeout_s, &cres, o ? o->on_output : NULL,
-                          o ? o->ctx : NULL) < 0) {
+    CompileWatch watch = {{{0}, 0, 0}, o};
+    int rc = toolchain_compile(t, BUILD_SHARED_LIB, src, student_so, NULL, timeout_s, &cres, watch_compile, &watch);
+    r->compiler_repairs = watch.scan.seen;
+    if (rc < 0) {
         /* ours, not the student's code: a workspace that cannot be written, nvcc that cannot start */
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         return false;
@@ -725,7 +849,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
 
     phase(o, "running");
     run_harness(e, &parts, student_so, o, r);
-    if (r->verdict == V_PASS || r->verdict == V_SLOW) check_required_sass(&t, e, student_so, r);
+    check_sass(&t, e, student_so, r);
     grade_check_compiler_repairs(r);
     interrupted(r);
 out:

@@ -8,6 +8,7 @@
 #include "../src/course.h"
 #include "../src/progress.h"
 #include "../src/workspace.h"
+#include "evidence.h"
 #include "toolchain.h"
 
 typedef enum {
@@ -105,6 +106,10 @@ typedef struct {
     double gbps_student, gbps_reference, gbps_baseline, gbps_library;
     double tflops_student, tflops_reference, tflops_library;   /* compute-bound kinds */
     double floor_reference, floor_baseline, floor_library;
+    Counters counters;          /* the GPU's counters around one of the student's calls (evidence) */
+    EvidenceLine evidence[MAX_EVIDENCE]; /* the exercise's evidence keys as measured */
+    int nevidence;
+    unsigned compiler_repairs;  /* ptxas's wgmma repairs seen anywhere in nvcc's output (grade_scan_repairs) */
     StrList notes;              /* things skipped or worth knowing */
     char sandbox[160];          /* how the student's code was confined: "landlock 7, seccomp on" */
     double wall_s;
@@ -147,8 +152,25 @@ typedef struct {
 } CourseParts;
 
 /* A passing (or slow) result becomes "requirement not met" when the
- * compile log shows that ptxas repaired a wgmma ordering mistake. */
+ * machine code lacks an instruction of e's required_sass or has one of its
+ * forbidden_sass (grader/sass.h), and is never a pass when the code could
+ * not be read: sass_rc and sass are toolchain_sass's (error set). */
+void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeResult *r);
+
+/* A passing (or slow) result becomes "requirement not met" when nvcc's
+ * output showed that ptxas repaired a wgmma ordering mistake
+ * (r->compiler_repairs, or the compile log). */
 void grade_check_compiler_repairs(GradeResult *r);
+
+/* Looks for ptxas's repair codes in nvcc's output, piece by piece as it
+ * comes (a code may be split between pieces). Returns the repairs seen so
+ * far: bit i for the i-th code (C7517, C7519). */
+typedef struct {
+    char tail[8];
+    size_t tail_len;
+    unsigned seen;
+} RepairScan;
+unsigned grade_scan_repairs(RepairScan *scan, const char *data, size_t len);
 void course_parts_free(CourseParts *p);
 
 /* Builds the CourseParts of e unless the build cache has them. Returns -1

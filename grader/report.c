@@ -106,6 +106,8 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         if (t->flops > 0) fprintf(out, "   (%.1f TFLOP/s)", t->tflops_student);
         fputs(i == r->decisive ? "   <- above: the least margin\n" : "\n", out);
     }
+    for (int i = 0; i < r->nevidence; i++) /* what the GPU's counters showed, at the size they name */
+        fprintf(out, "  %-10s %s%s\n", i ? "" : "evidence", r->evidence[i].text, r->evidence[i].ok ? "" : "  <- not met");
     if (r->program_output && (r->program_output[0] || r->output_dropped)) {
         fprintf(out, "  your program printed:\n");
         print_indented(out, r->program_output, SHOWN_OUTPUT_LINES, r->output_dropped);
@@ -273,6 +275,18 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
     for (int i = 0; i < r->notes.count; i++) {
         if (i) fputs(", ", out);
         json_string(out, r->notes.items[i]);
+    }
+    fputs("], \"evidence\": [", out);
+    for (int i = 0; i < r->nevidence; i++) {
+        fprintf(out, "%s{\"key\": ", i ? ", " : "");
+        json_string(out, r->evidence[i].key);
+        fputs(", \"measured\": ", out);
+        json_number(out, r->evidence[i].measured);
+        fputs(", \"bound\": ", out);
+        json_number(out, r->evidence[i].bound);
+        fprintf(out, ", \"met\": %s, \"text\": ", r->evidence[i].ok ? "true" : "false");
+        json_string(out, r->evidence[i].text);
+        fputs("}", out);
     }
     fputs("], \"sandbox\": ", out);
     json_string(out, r->sandbox); /* how the student's code was confined, for a CI's logs */

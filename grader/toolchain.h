@@ -77,7 +77,9 @@ char *toolchain_tool(const Toolchain *t, const char *name);
 
 /* The machine code of a compiled file (cuobjdump -sass) in *sass. Returns
  * -1 with error set saying why not: cuobjdump is missing, failed, did not
- * finish in time, or was interrupted (proc_take_interrupted() says so). */
+ * finish in time, or was interrupted (proc_take_interrupted() says so);
+ * SASS_TOO_LARGE when the text is over the limit (the file's doing). */
+enum { SASS_TOO_LARGE = -2 };
 int toolchain_sass(const Toolchain *t, const char *file, char **sass);
 
 #endif

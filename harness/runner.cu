@@ -161,6 +161,11 @@ static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop)
         char why[400];
         bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, sizeof why);
         for (void *p : c.saved) cudaFree(p);
+        // Once per grading: while the profiler is on, every call of this
+        // process costs about 0.5 ms more (H100), so it goes before timing.
+        counters_close();
+        counters_ready = false;
+        snprintf(counters_why, sizeof counters_why, "the counters are collected once per grading");
         if (!collected) {
             reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
             return;
@@ -275,7 +280,7 @@ int runner_main(bool trusted, const char *library, const char *counters) {
     }
     // CUPTI is loaded and the counters configured before the syscall filter
     // and before the student's code: nothing of the student's runs yet.
-    if (counters) counters_ready = counters_open(counters, counters_why, sizeof counters_why);
+    if (counters && !(counters_ready = counters_open(counters, counters_why, sizeof counters_why))) counters_close();
     std::string status = "trusted";
     if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();

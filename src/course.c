@@ -330,6 +330,101 @@ bool course_plain_name(const char *s, const char *extra) {
 
 static bool is_name(const char *s) { return course_plain_name(s, "_"); }
 
+/* Whether w is one of the space-separated words. */
+static bool has_word(const char *words, const char *w) {
+    size_t n = strlen(w);
+    for (const char *p = words; n && (p = strstr(p, w)); p += n)
+        if ((p == words || p[-1] == ' ') && (p[n] == ' ' || !p[n])) return true;
+    return false;
+}
+
+/* An instruction pattern (grader/sass.h): an opcode and modifiers,
+ * "HGMMA.TF32", "LDG.E.128": letters, digits and _ between the dots, the
+ * opcode in capitals. */
+static bool is_sass_pattern(const char *p) {
+    if (!(*p >= 'A' && *p <= 'Z')) return false;
+    bool opcode = true;
+    for (const char *c = p; *c; c++) {
+        if (*c == '.') {
+            if (!c[1] || c[1] == '.') return false; /* no empty part */
+            opcode = false;
+        } else if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+                     (!opcode && *c >= 'a' && *c <= 'z')))
+            return false;
+    }
+    return true;
+}
+
+static void check_sass_patterns(Yaml *y, yaml_node_t *n, const char *key, const StrList *list) {
+    for (int i = 0; i < list->count; i++)
+        if (!is_sass_pattern(list->items[i]))
+            problem_at(y, map_get(y, n, key),
+                       "'%s' entry '%s' is not an instruction pattern: an opcode in capitals and modifiers joined by "
+                       "dots, e.g. HGMMA.TF32 or LDG.E.128",
+                       key, list->items[i]);
+}
+
+const EvidenceKey course_evidence_keys[] = {
+    {"tma_load_share", NULL, 0.01, 1},
+    {"tma_store_share", NULL, 0.01, 1},
+    {"mma_type", "bf16 f16 tf32", 0, 0},
+    {"gmma_type", "bf16 f16 tf32", 0, 0},
+    {"ldsm_share", NULL, 0.01, 1},
+    {"ldgsts_share", NULL, 0.01, 1},
+    {"bank_conflicts_max", NULL, 0, 1},
+    {"load_sectors_min", NULL, 1, 32},
+    {"tensor_cores", "none", 0, 0},
+    {NULL, NULL, 0, 0},
+};
+
+/* evidence: a map of course_evidence_keys to their bounds or words. */
+static void parse_evidence(Yaml *y, yaml_node_t *n, Exercise *e) {
+    yaml_node_t *map = map_get(y, n, "evidence");
+    if (!map) return;
+    StrBuf known = {0};
+    for (const EvidenceKey *k = course_evidence_keys; k->key; k++)
+        sb_printf(&known, "%s%s", k == course_evidence_keys ? "" : ", ", k->key);
+    if (map->type != YAML_MAPPING_NODE) {
+        problem_at(y, map, "'evidence' must be a map of requirements (%s)", known.buf);
+        free(known.buf);
+        return;
+    }
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = node_at(y, p->key), *vn = node_at(y, p->value);
+        const char *name = scalar(kn), *value = scalar(vn);
+        const EvidenceKey *k = course_evidence_keys;
+        while (k->key && !(name && !strcmp(k->key, name))) k++;
+        if (!k->key) {
+            problem_at(y, kn, "unknown evidence key '%s' (known: %s)", name ? name : "?", known.buf);
+            continue;
+        }
+        bool repeated = false;
+        for (int i = 0; i < e->nevidence; i++) repeated |= e->evidence[i].key == k;
+        if (repeated) {
+            problem_at(y, kn, "evidence key '%s' is given twice", k->key);
+            continue;
+        }
+        Requirement r = {k, 0, NULL};
+        if (k->words) {
+            if (!value || !has_word(k->words, value)) {
+                problem_at(y, vn, "evidence '%s' must be one of: %s", k->key, k->words);
+                continue;
+            }
+            r.word = xstrdup(value);
+        } else {
+            char *end = NULL;
+            r.number = value ? strtod(value, &end) : 0;
+            if (!value || end == value || *end || !(r.number >= k->lo && r.number <= k->hi)) {
+                problem_at(y, vn, "evidence '%s' must be a number from %g to %g", k->key, k->lo, k->hi);
+                continue;
+            }
+        }
+        if (e->nevidence < MAX_EVIDENCE) e->evidence[e->nevidence++] = r;
+        else free(r.word);
+    }
+    free(known.buf);
+}
+
 /* ladder: ids of earlier exercises, each once. */
 static void parse_ladder(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     get_string_list(y, n, "ladder", false, &e->ladder);
@@ -350,7 +445,8 @@ static void parse_ladder(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
 static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
-                                       "required_sass", "forbidden_symbols", "forbidden_libraries", "ladder", NULL};
+                                       "required_sass", "forbidden_sass", "evidence", "forbidden_symbols",
+                                       "forbidden_libraries", "ladder", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -421,6 +517,10 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     e->timeout_hint = get_short_text(y, n, "timeout_hint", MAX_TIMEOUT_HINT);
     get_string_list(y, n, "hints", true, &e->hints);
     get_string_list(y, n, "required_sass", false, &e->required_sass);
+    get_string_list(y, n, "forbidden_sass", false, &e->forbidden_sass);
+    check_sass_patterns(y, n, "required_sass", &e->required_sass);
+    check_sass_patterns(y, n, "forbidden_sass", &e->forbidden_sass);
+    parse_evidence(y, n, e);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
     parse_libraries(y, n, &e->forbidden_libraries);
     parse_ladder(c, y, n, e);
@@ -623,6 +723,8 @@ static void exercise_free(Exercise *e) {
     free(e->floors_why);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
+    strlist_free(&e->forbidden_sass);
+    for (int i = 0; i < e->nevidence; i++) free(e->evidence[i].word);
     strlist_free(&e->forbidden_symbols);
     strlist_free(&e->ladder);
     strlist_free(&e->forbidden_libraries);

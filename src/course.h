@@ -16,6 +16,26 @@ typedef struct {
     long long d[MAX_SIZE_ARGS];
 } SizeSpec;
 
+/* A key of an exercise's `evidence:` map: a requirement on the hardware
+ * counters of the student's code, which grader/evidence.c measures. Its
+ * value is a number in [lo, hi], or one of `words` when words is set. */
+typedef struct {
+    const char *key;   /* tma_load_share */
+    const char *words; /* "bf16 f16 tf32", or NULL for a number */
+    double lo, hi;
+} EvidenceKey;
+
+/* The keys, ending with a NULL key. */
+extern const EvidenceKey course_evidence_keys[];
+
+typedef struct {
+    const EvidenceKey *key;
+    double number;     /* the bound, for a number key */
+    char *word;        /* the value, for a words key */
+} Requirement;
+
+enum { MAX_EVIDENCE = 8 };
+
 typedef struct Exercise {
     char *id;                  /* ex01, ex02, ... in course order */
     char *name;                /* vector_add */
@@ -36,7 +56,10 @@ typedef struct Exercise {
     char *timeout_hint;        /* the likely cause of a hang, said in a timeout verdict (or NULL) */
     char *floors_why;          /* why the floors sit far below the reference, on purpose (or NULL) */
     StrList hints;
-    StrList required_sass;     /* instructions the student's SASS must contain */
+    StrList required_sass;     /* instruction patterns the student's SASS must contain (grader/sass.h) */
+    StrList forbidden_sass;    /* instruction patterns it must not contain */
+    Requirement evidence[MAX_EVIDENCE]; /* what the counters of the student's code must show */
+    int nevidence;
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */
     StrList forbidden_libraries; /* names from course_libraries it must not use (default: all) */
     StrList ladder;            /* ids of earlier exercises whose best results its card lists, as rungs below it */

@@ -198,7 +198,55 @@ static void test_unknown_key(void **state) {
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
                    "kind, file, summary, task, sizes, tolerance, floors, floors_why, timeout, timeout_hint, hints, "
-                   "required_sass, forbidden_symbols, forbidden_libraries, ladder) (in exercise 'ex02')");
+                   "required_sass, forbidden_sass, evidence, forbidden_symbols, forbidden_libraries, ladder) (in "
+                   "exercise 'ex02')");
+}
+
+/* evidence: requirements on the counters, each known, once, with a value of its kind. */
+static void test_evidence_keys(void **state) {
+    (void)state;
+    const char *from = "    required_sass: [LDG.E.128]\n";
+    const char *at = strstr(good_chapter, from);
+    char *chapter = xprintf("%.*s%s%s", (int)(at - good_chapter), good_chapter,
+                            "    required_sass: [LDG.E.128]\n    forbidden_sass: [HMMA, HGMMA.TF32]\n"
+                            "    evidence: {gmma_type: tf32, tma_load_share: 0.9}\n",
+                            at + strlen(from));
+    char *root = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(root, &problems);
+    assert_non_null(c);
+    Exercise *e = course_find(c, "ex02");
+    assert_int_equal(e->nevidence, 2);
+    assert_string_equal(e->evidence[0].key->key, "gmma_type");
+    assert_string_equal(e->evidence[0].word, "tf32");
+    assert_true(e->evidence[1].number > 0.89 && e->evidence[1].number < 0.91);
+    assert_int_equal(e->forbidden_sass.count, 2);
+    course_free(c);
+    tmpdir_remove(root);
+    free(chapter);
+    strlist_free(&problems);
+    expect_problem(from, "    evidence: {tma_share: 0.9}\n",
+                   "course/01-one/chapter.yaml:28:16: unknown evidence key 'tma_share' (known: tma_load_share, "
+                   "tma_store_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
+                   "load_sectors_min, tensor_cores) (in exercise 'ex02')");
+    expect_problem(from, "    evidence: {gmma_type: fp8}\n",
+                   "course/01-one/chapter.yaml:28:27: evidence 'gmma_type' must be one of: bf16 f16 tf32 (in exercise "
+                   "'ex02')");
+    expect_problem(from, "    evidence: {tma_load_share: 1.5}\n",
+                   "course/01-one/chapter.yaml:28:32: evidence 'tma_load_share' must be a number from 0.01 to 1 (in "
+                   "exercise 'ex02')");
+    expect_problem(from, "    evidence: {ldsm_share: 0.8, ldsm_share: 0.9}\n",
+                   "course/01-one/chapter.yaml:28:33: evidence key 'ldsm_share' is given twice (in exercise 'ex02')");
+    expect_problem(from, "    evidence: [tensor_cores]\n",
+                   "course/01-one/chapter.yaml:28:15: 'evidence' must be a map of requirements (tma_load_share, "
+                   "tma_store_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
+                   "load_sectors_min, tensor_cores) (in exercise 'ex02')");
+    expect_problem(from, "    forbidden_sass: [hmma]\n",
+                   "course/01-one/chapter.yaml:28:21: 'forbidden_sass' entry 'hmma' is not an instruction pattern: an "
+                   "opcode in capitals and modifiers joined by dots, e.g. HGMMA.TF32 or LDG.E.128 (in exercise 'ex02')");
+    expect_problem(from, "    required_sass: [LDG..128]\n",
+                   "course/01-one/chapter.yaml:28:20: 'required_sass' entry 'LDG..128' is not an instruction pattern: an "
+                   "opcode in capitals and modifiers joined by dots, e.g. HGMMA.TF32 or LDG.E.128 (in exercise 'ex02')");
 }
 
 /* ladder: earlier exercises only, each once */
@@ -648,7 +696,7 @@ int main(void) {
         cmocka_unit_test(test_several_timing_sizes), cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key),
+        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys),
         cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_ladder), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),

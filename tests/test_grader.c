@@ -2,10 +2,12 @@
  * codes, the reports and what an attempt does to progress. */
 #include "test_util.h"
 
+#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../grader/grader.h"
+#include "../grader/sass.h"
 #include "../grader/report.h"
 
 static Exercise exercise(void) {
@@ -778,6 +780,10 @@ static void test_sass_tool_failures_are_said(void **state) {
     assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
     assert_string_equal(last_error(), "cuobjdump was interrupted");
     assert_true(proc_take_interrupted());
+    free(put_tool(dir, "cuobjdump", "#!/bin/sh\nhead -c 17000000 /dev/zero | tr '\\0' x\n"));
+    assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), SASS_TOO_LARGE); /* never read in part */
+    assert_null(sass);
+    assert_string_equal(last_error(), "its machine code is more than 16 MiB as text");
     free(put_tool(dir, "cuobjdump", "#!/bin/sh\necho '        /*0040*/  HMMA.16816.F32 R4, R8, R12, R4 ;'\n"));
     assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), 0);
     assert_non_null(strstr(sass, "HMMA.16816"));
@@ -842,6 +848,247 @@ static void test_compiler_repairs(void **state) {
     assert_int_equal(r.verdict, V_PASS);
 }
 
+
+/* ------------------------------------------------------------ evidence and SASS */
+
+static const EvidenceKey *evidence_key(const char *name) {
+    for (const EvidenceKey *k = course_evidence_keys; k->key; k++)
+        if (!strcmp(k->key, name)) return k;
+    fail_msg("no evidence key %s", name);
+    return NULL;
+}
+
+/* ex33's requirements: bf16 wgmma for the products, tiles loaded by TMA. */
+static Exercise wgmma_exercise(void) {
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("gmma_type"), 0, "bf16"};
+    e.evidence[1] = (Requirement){evidence_key("tma_load_share"), 0.9, NULL};
+    e.nevidence = 2;
+    return e;
+}
+
+static Verdict decide_evidence(const char *name, GradeResult *r) {
+    char *path = xprintf("tests/data/%s.txt", name);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    Exercise e = wgmma_exercise();
+    memset(r, 0, sizeof *r);
+    grade_decide(r, &e, &exited_ok, text, "N1");
+    free(text);
+    free(path);
+    return r->verdict;
+}
+
+/* The counters the judge is asked for: each once, in the requirements' order. */
+static void test_evidence_metrics(void **state) {
+    (void)state;
+    Exercise e = wgmma_exercise();
+    char *m = evidence_metrics(&e);
+    assert_string_equal(m, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,"
+                           "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,"
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
+    free(m);
+    e.evidence[2] = (Requirement){evidence_key("load_sectors_min"), 8, NULL}; /* shares the sectors counter */
+    e.nevidence = 3;
+    m = evidence_metrics(&e);
+    assert_string_equal(m, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,"
+                           "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,"
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    free(m);
+    Exercise plain = exercise();
+    assert_null(evidence_metrics(&plain));
+}
+
+/* Counter values recorded on the H100: ex32's reference submitted for ex33
+ * (bf16 wgmma, TMA loads), and a WMMA GEMM (HMMA, plain loads). */
+static void test_evidence_decisions(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide_evidence("evidence_pass", &r), V_PASS);
+    assert_int_equal(r.nevidence, 2);
+    assert_true(r.evidence[0].ok && r.evidence[0].measured > 0.99 && r.evidence[0].measured < 1.01);
+    assert_true(r.evidence[1].ok && r.evidence[1].measured > 0.96);
+    assert_non_null(strstr(r.evidence[1].text, "TMA loads: 0.97 of the bytes loaded (at least 0.90)"));
+    grade_result_free(&r);
+
+    assert_int_equal(decide_evidence("evidence_plain", &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "at size 4096x4096x4096 show wgmma bf16: 0.00 of the products' FLOPs"));
+    assert_false(r.evidence[0].ok);
+    assert_false(r.evidence[1].ok);
+    grade_result_free(&r);
+
+    /* the plain path with a TMA load of everything beside it: half the bytes */
+    assert_int_equal(decide_evidence("evidence_decoy", &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "TMA loads: 0.20 of the bytes loaded"));
+    grade_result_free(&r);
+}
+
+/* A check that cannot be made is never a pass, and says why. */
+static void test_evidence_fails_closed(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide_evidence("evidence_unavailable", &r), V_SETUP_ERROR);
+    assert_non_null(strstr(r.reason, "cannot be read on this machine"));
+    assert_non_null(strstr(r.reason, "gpucourse doctor"));
+    grade_result_free(&r);
+    assert_int_equal(decide_evidence("evidence_failed", &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "could not be collected around your code (starting a collection"));
+    grade_result_free(&r);
+    assert_int_equal(decide_evidence("evidence_missing", &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "without l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
+    grade_result_free(&r);
+    assert_int_equal(decide_evidence("gemm_pass", &r), V_SETUP_ERROR); /* no counters lines at all */
+    assert_non_null(strstr(r.reason, "reported no counters"));
+    grade_result_free(&r);
+    /* a wrong answer stays a wrong answer: evidence decides only among correct ones */
+    assert_int_equal(decide_evidence("gemm_norm_fail", &r), V_WRONG);
+    grade_result_free(&r);
+}
+
+/* Each rule on its own counters. */
+static void test_evidence_rules(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("bank_conflicts_max"), 0.05, NULL};
+    e.evidence[1] = (Requirement){evidence_key("load_sectors_min"), 8, NULL};
+    e.evidence[2] = (Requirement){evidence_key("tensor_cores"), 0, "none"};
+    e.evidence[3] = (Requirement){evidence_key("ldsm_share"), 0.8, NULL};
+    e.nevidence = 4;
+    Counters c = {.status = COUNTERS_COLLECTED, .flops = 137438953472.0};
+    const char *names[] = {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+                           "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                           "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                           "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum",
+                           "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_ld.sum"};
+    /* ex40's reference, measured: conflicts 0.010, 16 sectors per request, 5.4e-8 tensor cycles per FLOP */
+    double ok[] = {4502098, 441709864, 136314880, 8519680, 7424, 900, 100};
+    for (int i = 0; i < 7; i++) {
+        snprintf(c.names[i], sizeof c.names[0], "%s", names[i]);
+        c.values[i] = ok[i];
+    }
+    c.n = 7;
+    EvidenceLine lines[MAX_EVIDENCE];
+    int unmet;
+    const char *missing;
+    assert_int_equal(evidence_measure(&e, &c, lines, &unmet, &missing), 4);
+    assert_null(missing);
+    assert_int_equal(unmet, -1);
+    /* ex39's reference in ex40: conflicts 0.397 */
+    c.values[0] = 287619847, c.values[1] = 724872270;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "bank conflicts: 0.397 per shared-memory wavefront (at most 0.050)"));
+    /* ex38's reference in ex39: 4-byte loads, 4.4 sectors per request; and a tensor-core answer */
+    c.values[0] = 0, c.values[2] = 150994944, c.values[3] = 34078720, c.values[4] = 2.68e8;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 1);
+    assert_false(lines[2].ok);
+    assert_true(lines[3].ok);
+    /* no shared-memory loads at all is no ldmatrix share */
+    c.values[5] = 0, c.values[6] = 0;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_false(lines[3].ok);
+    /* a NaN or negative counter is not a value */
+    c.values[0] = NAN;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_string_equal(missing, names[0]);
+}
+
+/* Instruction lines only: a kernel named after an instruction, a comment or
+ * a header never matches; modifiers match in order. */
+static const char recorded_sass[] =
+    "\n\tcode for sm_90a\n\t\tFunction : _Z5HGMMA_UTMALDG_decoyPf\n"
+    "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* 0x00000a00ff017b82 */\n"
+    "                                                                                    /* 0x000fe40000000800 */\n"
+    "        /*0010*/              @!PT LDS RZ, [RZ] ;  /* HMMA in a comment */\n"
+    "        /*0020*/                   LDG.E.128.CONSTANT R4, desc[UR4][R2.64] ;\n"
+    "        /*0030*/               @P0 HGMMA.64x256x8.F32.TF32 gdesc[UR4], R24, gsb0 ;\n"
+    "        /*0040*/                   FFMA R5, R6, R7, R5 ;\n";
+
+static void test_sass_matching(void **state) {
+    (void)state;
+    char got[128];
+    assert_true(sass_find(recorded_sass, "HGMMA", got, sizeof got));
+    assert_string_equal(got, "HGMMA.64x256x8.F32.TF32");
+    assert_true(sass_find(recorded_sass, "HGMMA.TF32", got, sizeof got));
+    assert_true(sass_find(recorded_sass, "HGMMA.F32.TF32", got, sizeof got));
+    assert_false(sass_find(recorded_sass, "HGMMA.TF32.F32", got, sizeof got)); /* order matters */
+    assert_false(sass_find(recorded_sass, "HGMMA.BF16", got, sizeof got));
+    assert_true(sass_find(recorded_sass, "LDG.E.128", got, sizeof got));
+    assert_false(sass_find(recorded_sass, "LDG.128.E", got, sizeof got));
+    assert_false(sass_find(recorded_sass, "UTMALDG", got, sizeof got)); /* only in the kernel's name */
+    assert_false(sass_find(recorded_sass, "HMMA", got, sizeof got));    /* only in a comment */
+    assert_false(sass_find(recorded_sass, "LD", got, sizeof got));      /* opcodes match whole */
+    assert_true(sass_find(recorded_sass, "LDS", got, sizeof got));
+    assert_true(sass_matches("HMMA.16816.F32.BF16", "HMMA"));
+    assert_false(sass_matches("HMMA.16816.F32.BF16", "HGMMA"));
+    char ins[64];
+    assert_false(sass_instruction("Function : HGMMA", 16, ins, sizeof ins));
+    assert_true(sass_instruction("  /*0a0*/  @UP1 USETMAXREG.DEALLOC.CTAPOOL 0x28 ;", 48, ins, sizeof ins));
+    assert_string_equal(ins, "USETMAXREG.DEALLOC.CTAPOOL");
+}
+
+static void test_sass_decisions(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    strlist_add(&e.required_sass, "HGMMA.TF32");
+    GradeResult r = {.verdict = V_PASS};
+    grade_check_sass(&e, 0, recorded_sass, &r);
+    assert_int_equal(r.verdict, V_PASS);
+    strlist_add(&e.required_sass, "UTMALDG"); /* in the kernel's name only */
+    grade_check_sass(&e, 0, recorded_sass, &r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "no UTMALDG instruction: a TMA load"));
+    strlist_free(&e.required_sass);
+
+    strlist_add(&e.forbidden_sass, "HMMA");
+    strlist_add(&e.forbidden_sass, "HGMMA");
+    r = (GradeResult){.verdict = V_SLOW};
+    grade_check_sass(&e, 0, recorded_sass, &r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "has HGMMA.64x256x8.F32.TF32 (a warpgroup MMA"));
+    assert_non_null(strstr(r.reason, "which this exercise forbids (HGMMA)"));
+
+    /* fail closed: a file too large to read, a tool that failed */
+    r = (GradeResult){.verdict = V_PASS};
+    error("its machine code is more than 16 MiB as text");
+    grade_check_sass(&e, SASS_TOO_LARGE, NULL, &r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "could not be checked in your machine code (its machine code is more than 16 MiB"));
+    r = (GradeResult){.verdict = V_PASS};
+    error("cuobjdump not found");
+    grade_check_sass(&e, -1, NULL, &r);
+    assert_int_equal(r.verdict, V_SETUP_ERROR);
+    assert_non_null(strstr(r.reason, "(cuobjdump not found); cuobjdump ships with the CUDA Toolkit"));
+    /* a wrong answer is not looked at */
+    r = (GradeResult){.verdict = V_WRONG};
+    grade_check_sass(&e, -1, NULL, &r);
+    assert_int_equal(r.verdict, V_WRONG);
+    strlist_free(&e.forbidden_sass);
+}
+
+/* ptxas's repair notes count wherever they are in nvcc's output, also
+ * split between two pieces and past what the kept log holds. */
+static void test_repairs_in_the_whole_stream(void **state) {
+    (void)state;
+    RepairScan scan = {{0}, 0, 0};
+    const char *one = "warning: x\nptxas info    : (C75", *two = "17) warpgroup.wait is injected";
+    assert_int_equal(grade_scan_repairs(&scan, one, strlen(one)), 0);
+    assert_int_equal(grade_scan_repairs(&scan, two, strlen(two)), 1);
+    char *noise = xcalloc(300 * 1024 + 1, 1);
+    memset(noise, 'w', 300 * 1024);
+    RepairScan late = {{0}, 0, 0};
+    grade_scan_repairs(&late, noise, 300 * 1024);
+    assert_int_equal(grade_scan_repairs(&late, "(C7519)\n", 8), 2);
+    free(noise);
+    GradeResult r = {.verdict = V_PASS, .compiler_repairs = late.seen, .compile_log = NULL};
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "C7519"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
@@ -861,7 +1108,10 @@ int main(void) {
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
         cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap),
-        cmocka_unit_test(test_compiler_repairs),
+        cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics),
+        cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_fails_closed),
+        cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
+        cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

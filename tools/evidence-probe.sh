@@ -19,7 +19,7 @@ mkdir -p "$B" "$R"
 H=$PWD/harness
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 FLAGS="-O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -cudart shared -Xlinker=-rpath=$CUDA/lib64"
-METRICS=${METRICS:-l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum,lts__t_sectors_srcunit_tex_op_write.sum,sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,smsp__inst_executed_op_ldsm.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_ldgsts.sum,smsp__inst_executed_op_global_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum}
+METRICS=${METRICS-l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum,lts__t_sectors_srcunit_tex_op_write.sum,sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,smsp__inst_executed_op_ldsm.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_ldgsts.sum,smsp__inst_executed_op_global_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum}
 
 t0=$(date +%s)
 {
@@ -36,7 +36,8 @@ echo "# built in $(( $(date +%s) - t0 )) s"
 while read -r ex label kind check timing rel abs; do
     "$B/harness-$kind" --student "$B/$label.so" --runner "$B/runner-$kind" --reference "$B/${ex}_ref.so" --seed 7 \
         --check "$check" --timing "$timing" --rel "$rel" --abs "$abs" --samples 3 --warmup-ms 20 \
-        --counters "$METRICS" >"$R/$label.txt" 2>&1
+        ${METRICS:+--counters "$METRICS"} >"$R/$label.txt" 2>&1
     echo "== $label ($ex, $kind, $timing): $(grep -E '^(done|error|violation|counters: (un|fa))' "$R/$label.txt" | tr '\n' ' ')"
+    grep -E '^time: (student|reference)' "$R/$label.txt" | sed 's/^/  /'
     grep -E '^(counters|counter):' "$R/$label.txt" | sed 's/^counter: /  /'
 done <"$D/cases.txt" | tee "$T/table.txt"

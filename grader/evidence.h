@@ -1,0 +1,56 @@
+/* The evidence that an exercise's technique ran: its `evidence:` keys
+ * (course.h) measured on the hardware counters that the judge collected
+ * around one of the student's timed calls (harness/counters.h, the
+ * "counters:" and "counter:" result lines). The one place that says which
+ * counters each key reads and how it decides. */
+#ifndef GPUCOURSE_EVIDENCE_H
+#define GPUCOURSE_EVIDENCE_H
+
+#include "../src/course.h"
+
+enum { MAX_RESULT_COUNTERS = 16 };
+
+typedef enum {
+    COUNTERS_NONE,        /* no counters lines (the run stopped before, or an old judge) */
+    COUNTERS_COLLECTED,
+    COUNTERS_UNAVAILABLE, /* this machine cannot read the GPU's counters */
+    COUNTERS_FAILED,      /* the collection failed in the student's process */
+} CountersStatus;
+
+typedef struct {
+    CountersStatus status;
+    char why[400];                 /* UNAVAILABLE, FAILED: what was said */
+    char size[64];                 /* the size of the call */
+    double in_bytes, out_bytes;    /* the bytes of its inputs and outputs */
+    double flops;                  /* its matrix products' FLOPs (0: none) */
+    int n;
+    char names[MAX_RESULT_COUNTERS][96];
+    double values[MAX_RESULT_COUNTERS];
+} Counters;
+
+/* One requirement as measured, for reports. */
+typedef struct {
+    char key[32];
+    char text[200];  /* "TMA loads: 1.00 of the bytes loaded (at least 0.90)" */
+    double measured, bound;
+    bool ok;
+} EvidenceLine;
+
+/* The counters e's evidence reads, comma-separated, each once: the judge's
+ * --counters. NULL when e has no evidence keys. malloc'd. */
+char *evidence_metrics(const Exercise *e);
+
+/* Reads one result line ("key: rest") into c when it is a counters line
+ * ("counters: ...", "counter: NAME VALUE"); returns whether it was. */
+bool evidence_parse_line(Counters *c, const char *key, const char *rest);
+
+/* Measures every requirement of e on c into lines (at most MAX_EVIDENCE).
+ * Returns the number of lines; *unmet the first that is not met (-1 when
+ * all are); *missing names a counter the run did not report (then nothing
+ * is decided: the check could not be made). */
+int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, int *unmet, const char **missing);
+
+/* What a requirement is about, for the verdict's sentence when it is unmet. */
+const char *evidence_lesson(const char *key);
+
+#endif
