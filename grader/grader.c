@@ -150,6 +150,18 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
             r->has_norm = true;
         }
     }
+    else if (!strcmp(key, "elements")) {
+        char size[64];
+        double worst = 0;
+        long long bad = 0;
+        if (sscanf(val, "%63s %lf %lld", size, &worst, &bad) == 3) {
+            if (!(worst <= r->elements_worst)) r->elements_worst = worst; /* the largest; NaN and inf stay */
+            if (bad > 0 && r->elements_bad == 0) {
+                r->elements_bad = bad;
+                snprintf(r->elements_size, sizeof r->elements_size, "%s", size);
+            }
+        }
+    }
     else if (!strcmp(key, "library")) snprintf(r->library_name, sizeof r->library_name, "%s", val);
     else if (!strcmp(key, "check")) {
         CheckResult c = {0};
@@ -233,8 +245,8 @@ static const char *first_failed_size(const GradeResult *r) {
     return "?";
 }
 
-static void decide_run(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results,
-                       const char *nonce) {
+void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results,
+                  const char *nonce) {
     Parsed p = {0};
     char *copy = xstrdup(results ? results : "");
     char *save = NULL;
@@ -310,6 +322,13 @@ static void decide_run(GradeResult *r, const Exercise *e, const RunStatus *st, c
                         "%.0e; %lld element%s off by more than the bound times the RMS of C, or not a number "
                         "(seed %llu)",
                         r->norm_error, first_failed_size(r), r->norm_bound, bad, bad == 1 ? "" : "s", r->seed);
+        else if (r->has_norm && r->elements_bad > 0)
+            set_verdict(r, V_WRONG,
+                        "%lld element%s at size %s off by more than rounding allows in any order of summation (the "
+                        "worst %.3g times its bound), though the relative error in the norm is within %.0e: wrong "
+                        "elements (seed %llu)",
+                        r->elements_bad, r->elements_bad == 1 ? "" : "s", r->elements_size, r->elements_worst,
+                        r->norm_bound, r->seed);
         else
             set_verdict(r, V_WRONG, "%lld wrong element%s at size %s (seed %llu)", bad, bad == 1 ? "" : "s",
                         first_failed_size(r), r->seed);
@@ -391,7 +410,7 @@ static void decide_run(GradeResult *r, const Exercise *e, const RunStatus *st, c
  * that cannot be made is never a pass: this machine's counters cannot be
  * read (a setup error that says what to do), or the collection failed or
  * came back incomplete in the student's process (requirement not met). */
-static void check_evidence(GradeResult *r, const Exercise *e) {
+void grade_check_evidence(GradeResult *r, const Exercise *e) {
     if (e->nevidence == 0 || (r->verdict != V_PASS && r->verdict != V_SLOW)) return;
     const Counters *c = &r->counters;
     if (c->status == COUNTERS_UNAVAILABLE) {
@@ -431,10 +450,6 @@ static void check_evidence(GradeResult *r, const Exercise *e) {
     }
 }
 
-void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const char *results, const char *nonce) {
-    decide_run(r, e, st, results, nonce);
-    check_evidence(r, e);
-}
 
 /* ------------------------------------------------------------ grading */
 
@@ -849,7 +864,9 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
 
     phase(o, "running");
     run_harness(e, &parts, student_so, o, r);
+    /* the machine code first: a missing instruction says more than the counters of its absence */
     check_sass(&t, e, student_so, r);
+    grade_check_evidence(r, e);
     grade_check_compiler_repairs(r);
     interrupted(r);
 out:

@@ -99,6 +99,9 @@ typedef struct {
     double peak_tflops;         /* the GPU's arithmetic ceiling for the kind, 0 when none */
     double norm_error, norm_bound; /* the largest relative Frobenius error seen, and its bound (norm checks) */
     bool has_norm;
+    double elements_worst;      /* GEMMs: the largest error of an element over its own bound (elements: lines) */
+    long long elements_bad;     /* elements beyond their bound at the first size that had any */
+    char elements_size[64];
     Timing student, reference, baseline;
     Timing library;             /* samples == 0 when the kind has no library baseline */
     char library_name[64];      /* "CUB DeviceScan::InclusiveSum" */
@@ -150,6 +153,12 @@ typedef struct {
 typedef struct {
     char *harness, *runner, *reference;
 } CourseParts;
+
+/* A passing (or slow) result becomes "requirement not met" when the GPU's
+ * counters (r->counters, from the result lines) do not show what e's
+ * evidence keys require, and is never a pass when they could not be
+ * collected (grader/evidence.h). */
+void grade_check_evidence(GradeResult *r, const Exercise *e);
 
 /* A passing (or slow) result becomes "requirement not met" when the
  * machine code lacks an instruction of e's required_sass or has one of its

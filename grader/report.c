@@ -67,7 +67,12 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         print_visible(out, r->mismatches.items[i], strlen(r->mismatches.items[i]));
         fputc('\n', out);
     }
-    if (r->has_norm) fprintf(out, "  error      %.2e relative (Frobenius), bound %.0e\n", r->norm_error, r->norm_bound);
+    if (r->has_norm) {
+        fprintf(out, "  error      %.2e relative (Frobenius), bound %.0e", r->norm_error, r->norm_bound);
+        /* each element against what rounding allows it (the judge's element bound) */
+        if (r->elements_worst > 0) fprintf(out, "; worst element %.2g of its bound", r->elements_worst);
+        fputc('\n', out);
+    }
     if (r->timed && r->flops > 0) {
         fprintf(out, "  time       you       %9.3f ms  %7.1f TFLOP/s   (median of %d, same run)\n",
                 r->student.median_ms, r->tflops_student, r->student.samples);
@@ -228,6 +233,8 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
         json_number(out, r->norm_error);
         fputs(", \"relative_error_bound\": ", out);
         json_number(out, r->norm_bound);
+        fputs(", \"worst_element_over_bound\": ", out);
+        json_number(out, r->elements_worst);
     }
     fputs(",\n     \"timing\": ", out);
     if (r->timed) { /* the size that decided, with the kind's totals */

@@ -90,6 +90,27 @@ void toolchain_free(Toolchain *t) {
     memset(t, 0, sizeof *t);
 }
 
+int gpu_profiling_admin_only(const char *params) {
+    FILE *f = fopen(params, "r");
+    if (!f) return -1;
+    char line[256];
+    int found = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "RmProfilingAdminOnly:", 21)) found = atoi(line + 21) != 0;
+    fclose(f);
+    return found;
+}
+
+char *toolchain_cupti(const Toolchain *t) {
+    const char *where[] = {"lib64/libcupti.so", "extras/CUPTI/lib64/libcupti.so", "lib/libcupti.so"};
+    for (size_t i = 0; t && t->cuda_home && i < ARRAY_SIZE(where); i++) {
+        char *p = xprintf("%s/%s", t->cuda_home, where[i]);
+        if (file_exists(p)) return p;
+        free(p);
+    }
+    return NULL;
+}
+
 char *toolchain_tool(const Toolchain *t, const char *name) {
     if (t && t->cuda_home) {
         char *p = xprintf("%s/bin/%s", t->cuda_home, name);

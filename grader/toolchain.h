@@ -72,6 +72,14 @@ typedef struct {
 /* Set GPUCOURSE_NO_GPU=1 to take the no-GPU path on a machine with one. */
 void gpu_probe(GpuInfo *g);
 
+/* Whether the driver lets only administrators read the GPU's counters
+ * (RmProfilingAdminOnly in params, /proc/driver/nvidia/params): 1 yes, 0 no,
+ * -1 unknown (no such file, no such line). */
+int gpu_profiling_admin_only(const char *params);
+
+/* The toolkit's CUPTI library (harness/counters.cu loads it), malloc'd; NULL when missing. */
+char *toolchain_cupti(const Toolchain *t);
+
 /* "nvcc" -> full path of a CUDA tool (nvcc's directory first, then PATH). */
 char *toolchain_tool(const Toolchain *t, const char *name);
 

@@ -21,14 +21,17 @@ __host__ __device__ inline T gemm_b_at(const T *B, size_t k, size_t n, int N, in
 }
 
 // 64 x 64 tiles of C, 256 threads, 4 x 4 outputs each, K in steps of 16.
+// Also each element's magnitude, |alpha| sum_k |a_mk b_kn| + |beta c_mn|,
+// which bounds the rounding error of any order of summation (the judge's
+// element bound).
 template <typename T, bool B_NK = false>
-__global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double *out, int M, int N, int K,
-                                  double alpha, double beta) {
+__global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double *out, double *magnitude, int M,
+                                  int N, int K, double alpha, double beta) {
     __shared__ double As[16][65];  // [k][m], padded: a column read is conflict-free
     __shared__ double Bs[16][64];  // [k][n]
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
-    double acc[4][4] = {};
+    double acc[4][4] = {}, mag[4][4] = {};
     for (int k0 = 0; k0 < K; k0 += 16) {
         for (int i = threadIdx.x; i < 64 * 16; i += 256) {
             int mm = i / 16, kk = i % 16, m = m0 + mm, k = k0 + kk;
@@ -39,20 +42,28 @@ __global__ void gemm_exact_kernel(const T *A, const T *B, const float *C, double
         __syncthreads();
         for (int kk = 0; kk < 16; kk++)
             for (int i = 0; i < 4; i++)
-                for (int j = 0; j < 4; j++) acc[i][j] += As[kk][ty + 16 * i] * Bs[kk][tx + 16 * j];
+                for (int j = 0; j < 4; j++) {
+                    double prod = As[kk][ty + 16 * i] * Bs[kk][tx + 16 * j];
+                    acc[i][j] += prod;
+                    mag[i][j] += fabs(prod);
+                }
         __syncthreads();
     }
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             int m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
-            if (m < M && n < N) out[(size_t)m * N + n] = alpha * acc[i][j] + beta * (double)C[(size_t)m * N + n];
+            if (m >= M || n >= N) continue;
+            double c = C[(size_t)m * N + n];
+            out[(size_t)m * N + n] = alpha * acc[i][j] + beta * c;
+            magnitude[(size_t)m * N + n] = fabs(alpha) * mag[i][j] + fabs(beta * c);
         }
 }
 
 template <bool B_NK = false, typename T>
-void gemm_exact(const T *A, const T *B, const float *C, double *out, int M, int N, int K, float alpha, float beta) {
+void gemm_exact(const T *A, const T *B, const float *C, double *out, double *magnitude, int M, int N, int K,
+                float alpha, float beta) {
     dim3 grid((N + 63) / 64, (M + 63) / 64);
-    gemm_exact_kernel<T, B_NK><<<grid, 256>>>(A, B, C, out, M, N, K, alpha, beta);
+    gemm_exact_kernel<T, B_NK><<<grid, 256>>>(A, B, C, out, magnitude, M, N, K, alpha, beta);
 }
 
 // The CPU's exact values for the small sizes, rounded to float into C.
@@ -94,7 +105,7 @@ void gemm_kind_reference(void *const *a, const Dims &d, const Scalars &s) {
 }
 
 template <typename T, bool B_NK = false>
-void gemm_kind_exact(void *const *a, int, double *out, const Dims &d, const Scalars &s) {
-    gemm_exact<B_NK>((const T *)a[0], (const T *)a[1], (const float *)a[2], out, (int)d.d[0], (int)d.d[1],
+void gemm_kind_exact(void *const *a, int, double *out, double *magnitude, const Dims &d, const Scalars &s) {
+    gemm_exact<B_NK>((const T *)a[0], (const T *)a[1], (const float *)a[2], out, magnitude, (int)d.d[0], (int)d.d[1],
                      (int)d.d[2], s.f[0], s.f[1]);
 }

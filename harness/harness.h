@@ -91,8 +91,11 @@ struct KindDef {
     CheckMode check;
     // CHECK_REL_NORM: computes, on the GPU, output `out` (index into arrays)
     // exactly in float64 from the inputs (device pointers; INOUT arrays hold
-    // their input values). `exact` has the output's length.
-    void (*exact)(void *const *arrays, int out, double *exact, const Dims &, const Scalars &);
+    // their input values), and each element's magnitude: the sum of the
+    // absolute values of the terms it adds (|alpha| sum |a b| + |beta c| for
+    // a GEMM), which bounds the rounding of any order of summation. Both
+    // have the output's length.
+    void (*exact)(void *const *arrays, int out, double *exact, double *magnitude, const Dims &, const Scalars &);
     // Optional, for kinds timed by bytes whose work is matrix products (tile
     // products): the FLOPs of those products, which the evidence checks take
     // tensor-core shares of (compute-bound kinds use `flops`).

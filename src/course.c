@@ -810,6 +810,13 @@ Exercise *course_find(const Course *c, const char *key) {
     return error("no exercise '%s'", key), NULL;
 }
 
+const Exercise *course_rung_below(const Course *c, const Exercise *e) {
+    if (e->ladder.count > 0) return course_find(c, e->ladder.items[e->ladder.count - 1]);
+    for (int i = e->index - 1; i >= 0 && c->exercises[i].chapter == e->chapter; i--)
+        if (!strcmp(c->exercises[i].kind, e->kind)) return &c->exercises[i];
+    return NULL;
+}
+
 char *course_stub_path(const Course *c, const Exercise *e) {
     char *rel = xprintf("exercises/%s", e->file);
     char *p = path_join(c->root, rel);

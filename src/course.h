@@ -101,6 +101,11 @@ void course_free(Course *c);
  * number past it, the nearest id or name for a typo ("did you mean ..."). */
 Exercise *course_find(const Course *c, const char *key);
 
+/* The rung just below e, whose reference must not pass e (check-course
+ * proves it on a GPU): the last of e's `ladder`, else the nearest earlier
+ * exercise of its chapter with the same kind; NULL when there is none. */
+const Exercise *course_rung_below(const Course *c, const Exercise *e);
+
 /* Paths of an exercise's stub and reference solution (malloc'd). */
 char *course_stub_path(const Course *c, const Exercise *e);
 char *course_solution_path(const Course *c, const Exercise *e);

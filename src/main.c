@@ -364,6 +364,9 @@ typedef struct {
     bool graded;            /* the GPU checks ran */
     GradeResult ref, stub;
     bool ref_ok, stub_fails;
+    const Exercise *below;  /* the rung below (course_rung_below): its reference graded here must fail */
+    GradeResult below_result;
+    bool below_fails;
 } ExerciseCheck;
 
 /* Builds the stub, the reference and the harness of the kind (every
@@ -411,6 +414,19 @@ static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) 
                 (compute || e->floor_baseline == 0 || ref->vs_baseline >= e->floor_baseline * 1.05) &&
                 (!compute || e->floor_library == 0 || ref->vs_library >= e->floor_library * 1.05);
     x->stub_fails = x->stub.verdict != V_PASS && x->stub.verdict != V_SETUP_ERROR && x->stub.verdict != V_SKIPPED;
+    /* a ladder is a ladder: the rung below's answer must not pass this one
+     * (a requirement, the counters or a floor must hold this rung's point) */
+    x->below = course_rung_below(c, e);
+    if (x->below) {
+        char *below_sol = course_solution_path(c, x->below);
+        char *label = xprintf("check-below-%s", x->below->id);
+        GradeOptions bo = {.source = below_sol, .label = label};
+        grade_exercise(c, w, e, &bo, &x->below_result);
+        const GradeResult *b = &x->below_result;
+        x->below_fails = b->verdict != V_PASS && b->verdict != V_SETUP_ERROR && b->verdict != V_SKIPPED;
+        free(label);
+        free(below_sol);
+    }
     free(sol), free(stub);
 }
 
@@ -430,6 +446,13 @@ static void print_gpu_check(const ExerciseCheck *x) {
                stub_ratio);
     if (!x->ref_ok) printf("    reference: %s: %s\n", verdict_title(ref->verdict), ref->reason);
     if (!x->stub_fails) printf("    stub: %s: %s\n", verdict_title(st->verdict), st->reason);
+    if (x->below && x->below_fails)
+        printf("    rung below: %s's reference is %s here\n", x->below->id, verdict_title(x->below_result.verdict));
+    else if (x->below)
+        printf("    rung below: FAIL: %s's reference %s here (%s): nothing holds this rung's point; add a "
+               "requirement, evidence or a floor\n",
+               x->below->id, x->below_result.verdict == V_PASS ? "passes" : "could not be graded",
+               x->below_result.reason);
 }
 
 static void json_grade(FILE *out, const char *name, const GradeResult *r, const char *ok_key, bool ok) {
@@ -478,6 +501,10 @@ static void check_json(const char *root, const StrList *problems, const Course *
             json_grade(stdout, "reference", &x->ref, "ok", x->ref_ok);
             fputs(",\n     ", stdout);
             json_grade(stdout, "stub", &x->stub, "fails", x->stub_fails);
+            if (x->below) {
+                fprintf(stdout, ",\n     \"rung_below\": \"%s\", ", x->below->id);
+                json_grade(stdout, "rung_below_reference", &x->below_result, "fails", x->below_fails);
+            }
         }
         fputs("}", stdout);
     }
@@ -544,7 +571,7 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
     if (text && failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
     for (int i = 0; on_gpu && i < c->nexercises; i++) { /* every exercise, also after a failure */
         check_on_gpu(c, &w, &xs[i]);
-        failures += !xs[i].ref_ok + !xs[i].stub_fails;
+        failures += !xs[i].ref_ok + !xs[i].stub_fails + (xs[i].below && !xs[i].below_fails);
         if (text) {
             print_gpu_check(&xs[i]);
             fflush(stdout);
@@ -556,6 +583,7 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
     for (int i = 0; i < c->nexercises; i++) {
         free(xs[i].build_problem);
         if (xs[i].graded) grade_result_free(&xs[i].ref), grade_result_free(&xs[i].stub);
+        if (xs[i].below) grade_result_free(&xs[i].below_result);
     }
     free(xs);
     free(root);
@@ -809,9 +837,24 @@ static int cmd_doctor(const Options *o) {
     free(cublas);
     char *cuobjdump = toolchain_tool(&t, "cuobjdump");
     doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
-                "grading works, but without checking for the instructions an exercise requires (README.md); "
-                "it ships with the full CUDA Toolkit (cuda-cuobjdump)");
+                "the exercises that require instructions (required_sass, forbidden_sass) cannot pass without it: it "
+                "ships with the full CUDA Toolkit (package cuda-cuobjdump-X-Y)");
     free(cuobjdump);
+    /* the GPU's counters: the evidence that chapters 7-10 pass on */
+    char *cupti = toolchain_cupti(&t);
+    doctor_line(cupti != NULL, "CUPTI", cupti ? cupti : "not found",
+                "the exercises that require evidence from the GPU's counters (chapters 7-10) cannot pass without it: "
+                "it ships with the CUDA Toolkit (package cuda-cupti-X-Y)");
+    free(cupti);
+    int admin_only = gpu_profiling_admin_only("/proc/driver/nvidia/params");
+    if (admin_only >= 0)
+        doctor_line(admin_only == 0 || geteuid() == 0, "counters",
+                    admin_only == 0 ? "readable by every user"
+                    : geteuid() == 0 ? "readable by administrators only; you run as root"
+                                     : "the driver lets only administrators read the GPU's counters (RmProfilingAdminOnly: 1)",
+                    "the exercises that require evidence (chapters 7-10) are not graded until they are readable: as root, "
+                    "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' > /etc/modprobe.d/gpucourse-profiling.conf "
+                    "and reboot (or reload the nvidia module)");
     SandboxStatus sb;
     sandbox_probe(&sb);
     snprintf(detail, sizeof detail, "Landlock ABI %d, seccomp %s%s%s", sb.landlock_abi, sb.seccomp ? "on" : "off",

@@ -202,6 +202,26 @@ static void test_unknown_key(void **state) {
                    "exercise 'ex02')");
 }
 
+/* The rung below an exercise: its ladder's last entry, else the nearest
+ * earlier exercise of its chapter with its kind. */
+static void test_rung_below(void **state) {
+    (void)state;
+    StrList problems = {0};
+    Course *c = course_load(".", &problems);
+    assert_non_null(c);
+    const struct {
+        const char *ex, *below;
+    } want[] = {{"ex41", "ex40"}, {"ex28", "ex26"}, {"ex33", "ex32"}, {"ex17", "ex16"}, {"ex01", NULL},
+                {"ex25", NULL}, {"ex42", NULL}, {"ex26", NULL}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const Exercise *b = course_rung_below(c, course_find(c, want[i].ex));
+        if (want[i].below) assert_string_equal(b ? b->id : "(none)", want[i].below);
+        else assert_null(b);
+    }
+    course_free(c);
+    strlist_free(&problems);
+}
+
 /* evidence: requirements on the counters, each known, once, with a value of its kind. */
 static void test_evidence_keys(void **state) {
     (void)state;
@@ -696,7 +716,7 @@ int main(void) {
         cmocka_unit_test(test_several_timing_sizes), cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys),
+        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_rung_below),
         cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_ladder), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),

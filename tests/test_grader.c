@@ -874,9 +874,38 @@ static Verdict decide_evidence(const char *name, GradeResult *r) {
     Exercise e = wgmma_exercise();
     memset(r, 0, sizeof *r);
     grade_decide(r, &e, &exited_ok, text, "N1");
+    grade_check_evidence(r, &e);
     free(text);
     free(path);
     return r->verdict;
+}
+
+/* A few wholly wrong elements hide in a loose norm; each element's own
+ * bound finds them. */
+static void test_gemm_element_bound(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("gemm_elements_fail", &exited_ok, &r), V_WRONG);
+    assert_non_null(strstr(r.reason, "3 elements at size 520x1000x1028 off by more than rounding allows"));
+    assert_non_null(strstr(r.reason, "the worst 11.7 times its bound"));
+    assert_int_equal(r.mismatches.count, 1);
+    grade_result_free(&r);
+}
+
+/* doctor's reading of the driver's profiling restriction. */
+static void test_profiling_admin_only(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = xprintf("%s/params", dir);
+    assert_int_equal(gpu_profiling_admin_only(path), -1); /* no driver */
+    put_file(dir, "params", "ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\nEnableMSI: 1\n");
+    assert_int_equal(gpu_profiling_admin_only(path), 1);
+    put_file(dir, "params", "RmProfilingAdminOnly: 0\n");
+    assert_int_equal(gpu_profiling_admin_only(path), 0);
+    put_file(dir, "params", "EnableMSI: 1\n");
+    assert_int_equal(gpu_profiling_admin_only(path), -1);
+    free(path);
+    tmpdir_remove(dir);
 }
 
 /* The counters the judge is asked for: each once, in the requirements' order. */
@@ -960,14 +989,15 @@ static void test_evidence_rules(void **state) {
                            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
                            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
                            "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum",
-                           "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_ld.sum"};
+                           "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_ld.sum",
+                           "sm__pipe_tensor_op_dmma_cycles_active.sum"};
     /* ex40's reference, measured: conflicts 0.010, 16 sectors per request, 5.4e-8 tensor cycles per FLOP */
-    double ok[] = {4502098, 441709864, 136314880, 8519680, 7424, 900, 100};
-    for (int i = 0; i < 7; i++) {
+    double ok[] = {4502098, 441709864, 136314880, 8519680, 7424, 900, 100, 0};
+    for (int i = 0; i < 8; i++) {
         snprintf(c.names[i], sizeof c.names[0], "%s", names[i]);
         c.values[i] = ok[i];
     }
-    c.n = 7;
+    c.n = 8;
     EvidenceLine lines[MAX_EVIDENCE];
     int unmet;
     const char *missing;
@@ -985,6 +1015,10 @@ static void test_evidence_rules(void **state) {
     assert_int_equal(unmet, 1);
     assert_false(lines[2].ok);
     assert_true(lines[3].ok);
+    /* an FP64 tensor-core (DMMA) answer */
+    c.values[4] = 0, c.values[7] = 3.1e8;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_false(lines[2].ok);
     /* no shared-memory loads at all is no ldmatrix share */
     c.values[5] = 0, c.values[6] = 0;
     evidence_measure(&e, &c, lines, &unmet, &missing);
@@ -1108,7 +1142,7 @@ int main(void) {
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
         cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap),
-        cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics),
+        cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics), cmocka_unit_test(test_profiling_admin_only), cmocka_unit_test(test_gemm_element_bound),
         cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),

@@ -33,6 +33,7 @@ grade() {
     verdict=$(grep -E "^(PASS|FAIL|SKIPPED)" "$D/out/$2.txt" | tail -1 | cut -c1-150)
     echo "| $2 | $rc | $verdict |"
     sed -n 's/^  \(evidence\|          \) *\(TMA\|mma\|wgmma\|ldmatrix\|cp.async\|bank\|global\|tensor\)/    \2/p' "$D/out/$2.txt"
+    grep "^  error " "$D/out/$2.txt"
 }
 mkdir -p "$D/out"
 {

@@ -1,0 +1,25 @@
+// expect: 5 requirement_not_met "no HMMA instruction" -- red team: ex23_ffma with its kernel named HMMA_16816_F32_BF16_LDSM: the name is in the machine code text (the old substring check passed it), but no instruction line holds HMMA, and the counters show no tensor-core operation
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+__global__ void HMMA_16816_F32_BF16_LDSM(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                           float* __restrict__ C, int tiles)
+{
+    // one thread per element of C: row r, column c of tile t
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= 128LL * tiles) return;
+    const long long t = i / 128;
+    const int r = (int)(i % 128) / 8, c = (int)(i % 8);
+    float acc = 0.f;
+#pragma unroll
+    for (int k = 0; k < 16; ++k)
+        acc += __bfloat162float(A[t * 256 + r * 16 + k]) * __bfloat162float(B[t * 128 + k * 8 + c]);
+    C[i] = acc;
+}
+
+extern "C" void solve(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int tiles)
+{
+    if (tiles <= 0) return;
+    const long long n = 128LL * tiles;
+    HMMA_16816_F32_BF16_LDSM<<<(unsigned)((n + 255) / 256), 256>>>(A, B, C, tiles);
+}
