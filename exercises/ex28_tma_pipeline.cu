@@ -15,7 +15,7 @@
 // What is given
 //   The PTX wrappers (now with bulk_store: a tile's 16 KB from shared to
 //   global memory through the copy engine), the tensor map (as in ex26), the
-//   launch (each block streams a run of RUN = 8 neighbouring tiles), the
+//   launch (each block streams a run of RUN = 16 neighbouring tiles), the
 //   shared memory (STAGES = 6 tiles, then 6 full and 6 empty barriers, each
 //   initialised for one arrival), the roles (thread 0 produces, thread 32
 //   consumes), both loops, and the consumer's stores: it lets up to
@@ -155,7 +155,7 @@ namespace {
 constexpr int TILE = 64;
 constexpr uint32_t TILE_BYTES = TILE * TILE * sizeof(float);  // 16384
 constexpr int STAGES = 6;                                     // 96 KB of ring: two blocks per SM
-constexpr int RUN = 8;                                        // tiles per block
+constexpr int RUN = 16;                                       // tiles per block: each stage used 2-3 times
 constexpr int STORES_READING = 2;                             // stores the consumer lets read at once
 constexpr int THREADS = 64;                                   // warp 0 produces, warp 1 consumes
 constexpr size_t SMEM_BYTES = STAGES * TILE_BYTES + 2 * STAGES * sizeof(uint64_t);

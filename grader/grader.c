@@ -509,8 +509,8 @@ static bool check_forbidden_symbols(const Exercise *e, const char *lib, GradeRes
     return r->verdict != V_REQUIREMENT;
 }
 
-/* What an opcode is, so that a message about it says what the code lacks
- * or must not have. */
+/* What an instruction pattern is (the whole pattern, else its opcode), so
+ * that a message about it says what the code lacks or must not have. */
 static const char *opcode_meaning(const char *pattern) {
     static const struct {
         const char *opcode, *what;
@@ -527,12 +527,23 @@ static const char *opcode_meaning(const char *pattern) {
         {"UTMASTG", "a TMA store (cp.async.bulk.tensor from shared to global)"},
         {"SYNCS", "an mbarrier operation, which TMA copies complete on"},
         {"USETMAXREG", "setmaxnreg, which moves registers from the producer warpgroup to the consumers"},
-        {"LDG", "a load from global memory"},
+        {"DMMA", "an FP64 tensor-core multiply-accumulate"},
+        {"IMMA", "an integer tensor-core multiply-accumulate"},
+        {"STS", "a store to shared memory"},
         {"LDS", "a load from shared memory"},
+        {"SHFL", "a warp shuffle"},
+        /* whole patterns, where the modifiers are the point */
+        {"LDG.E.128", "a 16-byte (float4) load from global memory: four floats per instruction"},
+        {"STG.E.128", "a 16-byte (float4) store to global memory: four floats per instruction"},
+        {"LDS.128", "a 16-byte load from shared memory"},
+        {"STS.128", "a 16-byte store to shared memory"},
     };
+    for (size_t k = 0; k < ARRAY_SIZE(known); k++) /* the whole pattern first */
+        if (!strcmp(known[k].opcode, pattern)) return known[k].what;
     size_t n = strcspn(pattern, ".");
     for (size_t k = 0; k < ARRAY_SIZE(known); k++)
-        if (strlen(known[k].opcode) == n && !strncmp(known[k].opcode, pattern, n)) return known[k].what;
+        if (strlen(known[k].opcode) == n && !strncmp(known[k].opcode, pattern, n) && !strchr(known[k].opcode, '.'))
+            return known[k].what;
     return NULL;
 }
 

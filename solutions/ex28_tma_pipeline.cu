@@ -149,7 +149,7 @@ namespace {
 constexpr int TILE = 64;
 constexpr uint32_t TILE_BYTES = TILE * TILE * sizeof(float);  // 16384
 constexpr int STAGES = 6;                                     // 96 KB of ring: two blocks per SM
-constexpr int RUN = 8;                                        // tiles per block
+constexpr int RUN = 16;                                       // tiles per block: each stage used 2-3 times
 constexpr int STORES_READING = 2;                             // stores the consumer lets read at once
 constexpr int THREADS = 64;                                   // warp 0 produces, warp 1 consumes
 constexpr size_t SMEM_BYTES = STAGES * TILE_BYTES + 2 * STAGES * sizeof(uint64_t);

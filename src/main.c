@@ -72,8 +72,9 @@ static const char usage_text[] =
     "\n"
     "exit codes of grade (and of check-course and doctor where they apply):\n"
     "  0 pass   1 wrong answer   2 too slow   3 compile error   4 runtime error or timeout\n"
-    "  5 requirement not met (SASS instruction, forbidden library)   77 no GPU (skipped)\n"
-    "  64 usage error   65 course or setup error   130 interrupted\n";
+    "  5 requirement not met (an instruction, the GPU's counters, a forbidden library)\n"
+    "  77 no GPU (skipped)   64 usage error   65 course or setup error (also: a required check\n"
+    "  this machine cannot make)   130 interrupted\n";
 
 typedef struct {
     const char *course_dir;
