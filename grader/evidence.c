@@ -78,6 +78,8 @@ char *evidence_metrics(const Exercise *e) {
     return sb.buf;
 }
 
+const char EVIDENCE_NO_FLOPS[] = "the FLOPs of the call";
+
 bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
     if (!strcmp(key, "counter")) {
         char name[96];
@@ -169,7 +171,7 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
         } else if (!strcmp(k, "mma_type") || !strcmp(k, "gmma_type")) {
             bound = TENSOR_SHARE;
             if (c->flops <= 0) {
-                *missing = "the FLOPs of the call (the kind defines none)";
+                *missing = EVIDENCE_NO_FLOPS;
                 return n - 1;
             }
             m = v[0] / c->flops;

@@ -47,7 +47,10 @@ bool evidence_parse_line(Counters *c, const char *key, const char *rest);
 /* Measures every requirement of e on c into lines (at most MAX_EVIDENCE).
  * Returns the number of lines; *unmet the first that is not met (-1 when
  * all are); *missing names a counter the run did not report (then nothing
- * is decided: the check could not be made). */
+ * is decided: the check could not be made), or is EVIDENCE_NO_FLOPS when a
+ * tensor-core key is set on a kind that defines no FLOPs (the course's
+ * mistake). */
+extern const char EVIDENCE_NO_FLOPS[];
 int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, int *unmet, const char **missing);
 
 /* What a requirement is about, for the verdict's sentence when it is unmet. */

@@ -436,6 +436,13 @@ void grade_check_evidence(GradeResult *r, const Exercise *e) {
     int unmet;
     const char *missing;
     r->nevidence = evidence_measure(e, c, r->evidence, &unmet, &missing);
+    if (missing == EVIDENCE_NO_FLOPS) {
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: %s asks for tensor-core evidence, and its kind %s defines no FLOPs to "
+                    "take a share of (flops or product_flops in its KindDef)",
+                    e->id, e->kind);
+        return;
+    }
     if (missing) {
         set_verdict(r, V_REQUIREMENT,
                     "correct, but the counters of your code came back without %s: the evidence this exercise needs "
@@ -547,10 +554,13 @@ static const char *opcode_meaning(const char *pattern) {
     return NULL;
 }
 
+/* Whether the machine code is looked at: it has patterns, and the answer is correct. */
+static bool sass_checked(const Exercise *e, const GradeResult *r) {
+    return (e->required_sass.count > 0 || e->forbidden_sass.count > 0) && (r->verdict == V_PASS || r->verdict == V_SLOW);
+}
+
 void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeResult *r) {
-    if ((e->required_sass.count == 0 && e->forbidden_sass.count == 0) ||
-        (r->verdict != V_PASS && r->verdict != V_SLOW))
-        return;
+    if (!sass_checked(e, r)) return;
     if (sass_rc == SASS_TOO_LARGE || !sass) {
         set_verdict(r, sass_rc == SASS_TOO_LARGE ? V_REQUIREMENT : V_SETUP_ERROR,
                     "correct, but not a pass: the instructions this exercise requires could not be checked in your "
@@ -582,9 +592,7 @@ void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeRes
 
 /* The instruction checks on the student's compiled library. */
 static void check_sass(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
-    if ((e->required_sass.count == 0 && e->forbidden_sass.count == 0) ||
-        (r->verdict != V_PASS && r->verdict != V_SLOW))
-        return;
+    if (!sass_checked(e, r)) return; /* cuobjdump only when it decides something */
     char *sass = NULL;
     int rc = toolchain_sass(t, lib, &sass);
     if (rc < 0 && proc_take_interrupted()) {

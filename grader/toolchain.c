@@ -485,8 +485,10 @@ int toolchain_sass(const Toolchain *t, const char *file, char **sass) {
     else if (res.exit_code != 0)
         rc = error("cuobjdump failed (exit code %d)%s%.*s", res.exit_code, first_line ? ": " : "",
                    first_line < 200 ? first_line : 200, res.output);
-    else if (res.output_dropped) /* an instruction may be in what was not kept */
-        rc = error("its machine code is more than %d MiB as text", SASS_LIMIT >> 20), rc = SASS_TOO_LARGE;
+    else if (res.output_dropped) { /* an instruction may be in what was not kept */
+        error("its machine code is more than %d MiB as text", SASS_LIMIT >> 20);
+        rc = SASS_TOO_LARGE;
+    }
     else *sass = xstrdup(res.output);
     proc_result_free(&res);
     return rc;

@@ -16,7 +16,7 @@ enum { MAX_COUNTERS = 16 };
 
 // Loads CUPTI, checks that the device can be profiled and prepares the
 // configuration of `metrics` (comma-separated, e.g.
-// "l1tex__m_xbar2l1tex_read_bytes.sum,sm__inst_executed_pipe_tensor.sum")
+// "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,smsp__inst_executed_op_ldsm.sum")
 // on the current context. false with why (insufficient privileges, a
 // metric the GPU does not have, no CUPTI). Call once, with a context.
 bool counters_open(const char *metrics, char *why, size_t why_size);

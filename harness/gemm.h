@@ -66,18 +66,6 @@ void gemm_exact(const T *A, const T *B, const float *C, double *out, double *mag
     gemm_exact_kernel<T, B_NK><<<grid, 256>>>(A, B, C, out, magnitude, M, N, K, alpha, beta);
 }
 
-// The CPU's exact values for the small sizes, rounded to float into C.
-template <bool B_NK = false, typename T>
-void gemm_reference(const T *A, const T *B, float *C, int M, int N, int K, float alpha, float beta) {
-    for (int m = 0; m < M; m++)
-        for (int n = 0; n < N; n++) {
-            double acc = 0;
-            for (int k = 0; k < K; k++)
-                acc += gemm_value(A[(size_t)m * K + k]) * gemm_value(gemm_b_at<B_NK>(B, k, n, N, K));
-            C[(size_t)m * N + n] = (float)((double)alpha * acc + (double)beta * (double)C[(size_t)m * N + n]);
-        }
-}
-
 static inline size_t gemm_a_len(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[2]; }
 static inline size_t gemm_b_len(const Dims &d) { return (size_t)d.d[2] * (size_t)d.d[1]; }
 static inline size_t gemm_c_len(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[1]; }
@@ -96,12 +84,6 @@ void gemm_call(void *solve, void *const *a, const Dims &d, const Scalars &s) {
     typedef void (*Solve)(const T *, const T *, float *, int, int, int, float, float);
     ((Solve)solve)((const T *)a[0], (const T *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1], (int)d.d[2], s.f[0],
                    s.f[1]);
-}
-
-template <typename T, bool B_NK = false>
-void gemm_kind_reference(void *const *a, const Dims &d, const Scalars &s) {
-    gemm_reference<B_NK>((const T *)a[0], (const T *)a[1], (float *)a[2], (int)d.d[0], (int)d.d[1], (int)d.d[2],
-                         s.f[0], s.f[1]);
 }
 
 template <typename T, bool B_NK = false>

@@ -77,6 +77,8 @@ struct KindDef {
     void (*call)(void *solve, void *const *arrays, const Dims &, const Scalars &);
     // Computes the outputs (ROLE_OUT and ROLE_INOUT) on the host from host copies
     // of the inputs; INOUT arrays hold their input values on entry.
+    // CHECK_ELEMENTS kinds only: CHECK_REL_NORM kinds are checked against
+    // `exact` at every size and leave it null.
     void (*reference)(void *const *arrays, const Dims &, const Scalars &);
     // Optional: the vendor library doing the same job (CUB, cuBLAS), timed in
     // the same run as a second baseline. Same arrays as `call`. May allocate

@@ -969,6 +969,17 @@ static void test_evidence_fails_closed(void **state) {
     assert_int_equal(decide_evidence("gemm_pass", &r), V_SETUP_ERROR); /* no counters lines at all */
     assert_non_null(strstr(r.reason, "reported no counters"));
     grade_result_free(&r);
+    /* tensor-core evidence on a kind without FLOPs is the course's mistake, not the student's */
+    GradeResult course_error = {.verdict = V_PASS};
+    course_error.counters = (Counters){.status = COUNTERS_COLLECTED, .in_bytes = 1e9, .out_bytes = 1e9, .n = 3};
+    const char *names[] = {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
+                           "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"};
+    for (int i = 0; i < 3; i++) snprintf(course_error.counters.names[i], sizeof course_error.counters.names[0], "%s", names[i]);
+    Exercise e = wgmma_exercise();
+    grade_check_evidence(&course_error, &e);
+    assert_int_equal(course_error.verdict, V_SETUP_ERROR);
+    assert_non_null(strstr(course_error.reason, "defines no FLOPs"));
     /* a wrong answer stays a wrong answer: evidence decides only among correct ones */
     assert_int_equal(decide_evidence("gemm_norm_fail", &r), V_WRONG);
     grade_result_free(&r);
