@@ -119,6 +119,37 @@ static void size_line(GradeResult *r, Parsed *p, const char *key, const char *va
     }
 }
 
+/* A line of the picture of where the output is wrong ("wrongmap: ...",
+ * "wrongrow: ..", "wrongfold: ..", "wrongruns: ..", key without "wrong"):
+ * the first map only, rows of '.', '+' and '#' only. */
+static void wrong_map_line(WrongMap *m, const char *key, const char *val) {
+    if (!strcmp(key, "map")) {
+        if (m->present) { /* a second map: later lines are not the first's */
+            m->closed = true;
+            return;
+        }
+        WrongMap w = {0};
+        if (sscanf(val, "%63s %31s %lld %lld %d %d %lld", w.size, w.name, &w.rows, &w.cols, &w.grid_rows,
+                   &w.grid_cols, &w.wrong) != 7 || w.grid_rows < 1 || w.grid_rows > WRONG_MAP_ROWS ||
+            w.grid_cols < 1 || w.grid_cols > WRONG_MAP_COLS)
+            return;
+        w.present = true;
+        *m = w;
+        return;
+    }
+    if (!m->present || m->closed) return;
+    size_t len = strlen(val);
+    bool cells = strspn(val, ".+#") == len;
+    if (!strcmp(key, "row") && m->nrows < m->grid_rows && cells && len == (size_t)m->grid_cols)
+        snprintf(m->grid[m->nrows++], sizeof m->grid[0], "%s", val);
+    else if (!strcmp(key, "fold") && m->nfold < WRONG_FOLD && cells && len == WRONG_FOLD)
+        snprintf(m->fold[m->nfold++], sizeof m->fold[0], "%s", val);
+    else if (!strcmp(key, "runs") && !m->runs_total) {
+        int n = 0;
+        if (sscanf(val, "%lld %n", &m->runs_total, &n) >= 1) snprintf(m->runs, sizeof m->runs, "%s", val + n);
+    }
+}
+
 static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce) {
     char *colon = strchr(line, ':');
     if (!colon || colon[1] != ' ') return;
@@ -172,6 +203,8 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         /* past the cap a failed check still shows, in the last slot */
         if (r->nchecks < MAX_CHECKS) r->checks[r->nchecks++] = c;
         else if (!c.ok) r->checks[MAX_CHECKS - 1] = c;
+    } else if (!strncmp(key, "wrong", 5)) {
+        wrong_map_line(&r->wrong_map, key + 5, val);
     } else if (!strcmp(key, "mismatch")) {
         if (r->mismatches.count < 10) strlist_add(&r->mismatches, val);
     } else if (!strcmp(key, "error")) {
@@ -822,6 +855,25 @@ static bool compile_course_file(const Toolchain *t, const Exercise *e, const cha
     return compiled;
 }
 
+/* ptxas's figures of the kernels: from nvcc's output, which is shown
+ * without them, or for a course file from the build cache's log beside it. */
+static void read_kernels(GradeResult *r, const char *so) {
+    char *cached = NULL;
+    const char *log = r->compile_log;
+    if (log && !log[0]) {
+        char *path = xprintf("%s.log", so);
+        log = cached = read_file(path, NULL);
+        free(path);
+    }
+    r->nkernels = log ? kernels_parse(log, r->kernels, MAX_KERNELS) : 0;
+    if (r->compile_log) {
+        char *shown = kernels_strip_log(r->compile_log);
+        free(r->compile_log);
+        r->compile_log = shown;
+    }
+    free(cached);
+}
+
 /* Ctrl-C during any program that grading ran (also one whose result does
  * not reach us, like nvcc --version or a cached build) ends the grading. */
 static bool interrupted(GradeResult *r) {
@@ -859,6 +911,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     bool compiled = o && o->source ? compile_course_file(&t, e, student_cu, student_so, r)
                                    : compile_student(&t, e, student_cu, student_so, o, r);
     r->compile_s = now_seconds() - t0;
+    read_kernels(r, student_so);
     if (interrupted(r) || !compiled) goto out;
 
     if (!check_forbidden_symbols(e, student_so, r)) goto out;

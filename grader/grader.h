@@ -9,6 +9,7 @@
 #include "../src/progress.h"
 #include "../src/workspace.h"
 #include "evidence.h"
+#include "kernels.h"
 #include "toolchain.h"
 
 typedef enum {
@@ -59,6 +60,24 @@ typedef struct {
     int samples;
 } Timing;
 
+/* Where the output was wrong at the first size that failed (the judge's
+ * wrongmap lines): a grid of cells over the output ('.' right, '+' partly
+ * wrong, '#' all wrong), for 2D outputs the same folded onto one 16 x 16
+ * tile (a mistake repeated in every tile), for 1D ones the first runs of
+ * wrong indices. */
+enum { WRONG_MAP_ROWS = 16, WRONG_MAP_COLS = 64, WRONG_FOLD = 16 };
+typedef struct {
+    bool present, closed;           /* closed: a second map began, lines after it are not this one's */
+    char size[64], name[32];
+    long long rows, cols, wrong;
+    int grid_rows, grid_cols, nrows; /* nrows: grid rows read so far */
+    char grid[WRONG_MAP_ROWS][WRONG_MAP_COLS + 1];
+    int nfold;
+    char fold[WRONG_FOLD][WRONG_FOLD + 1];
+    long long runs_total;           /* 1D: runs of wrong indices seen */
+    char runs[400];                 /* "1000-1023 2048" */
+} WrongMap;
+
 /* Checks: the check sizes, then per timed size one check and one per timed
  * sample (21): 4 timed sizes and 40 check sizes fit. */
 enum { MAX_CHECKS = 160, MAX_TIMED_SIZES = 4 };
@@ -87,6 +106,9 @@ typedef struct {
     CheckResult checks[MAX_CHECKS];
     int nchecks;
     StrList mismatches;         /* "c[12] got nan want 1.5" */
+    WrongMap wrong_map;         /* where, at the first size that failed */
+    KernelInfo kernels[MAX_KERNELS]; /* ptxas's figures of the student's kernels */
+    int nkernels;
     bool timed;                 /* the timing lines were there */
     /* The figures from bytes to tflops_library are those of one timed size:
      * the one that decided (the least margin over the floors); sizes[] has

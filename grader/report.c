@@ -41,6 +41,44 @@ static void print_indented(FILE *out, const char *text, int lines, size_t droppe
     if (rest) fprintf(out, "    | ... %zu more bytes not shown\n", rest);
 }
 
+/* Whether the map is all '+': spread thin over the output, when the fold
+ * onto one tile says more. */
+static bool map_spread(const WrongMap *m) {
+    int partly = 0, cells = 0;
+    for (int i = 0; i < m->nrows; i++)
+        for (const char *c = m->grid[i]; *c; c++) partly += *c == '+', cells++;
+    return cells && partly * 2 >= cells;
+}
+
+/* A fold with positions always wrong and positions always right: the
+ * same mistake in every tile. */
+static bool fold_telling(const WrongMap *m) {
+    int all = 0, none = 0;
+    for (int i = 0; i < m->nfold; i++)
+        for (const char *c = m->fold[i]; *c; c++) all += *c == '#', none += *c == '.';
+    return m->nfold == WRONG_FOLD && all > 0 && none > 0;
+}
+
+void report_wrong_map(FILE *out, const WrongMap *m) {
+    if (!m->present || m->nrows == 0) return;
+    if (m->rows > 1)
+        fprintf(out, "  where      %s is %lld x %lld, %lld wrong at %s; each cell %s%lld x %lld elements "
+                     "('.' right, '+' partly wrong, '#' all wrong):\n",
+                m->name, m->rows, m->cols, m->wrong, m->size, m->rows % m->grid_rows || m->cols % m->grid_cols ? "about " : "",
+                (m->rows + m->grid_rows - 1) / m->grid_rows, (m->cols + m->grid_cols - 1) / m->grid_cols);
+    else
+        fprintf(out, "  where      %s has %lld elements, %lld wrong at %s; each cell %s%lld elements:\n", m->name,
+                m->cols, m->wrong, m->size, m->cols % m->grid_cols ? "about " : "", (m->cols + m->grid_cols - 1) / m->grid_cols);
+    for (int i = 0; i < m->nrows; i++) fprintf(out, "             |%s|\n", m->grid[i]);
+    if (map_spread(m) && fold_telling(m)) {
+        fprintf(out, "             the same positions are wrong in every 16 x 16 tile ('#': in all tiles):\n");
+        for (int i = 0; i < m->nfold; i++) fprintf(out, "             |%s|\n", m->fold[i]);
+    }
+    if (m->runs_total)
+        fprintf(out, "             wrong runs of indices: %s%s\n", m->runs,
+                m->runs_total > 8 ? " ..." : "");
+}
+
 void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
     fprintf(out, "%s %s: %s\n", e->id, e->name, e->title);
     if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
@@ -50,6 +88,11 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         fprintf(out, "  compile    ok (%.1f s)\n", r->compile_s);
         if (r->compile_log[0] || r->compile_log_dropped)
             print_indented(out, r->compile_log, 20, r->compile_log_dropped);
+    }
+    for (int i = 0; i < r->nkernels; i++) { /* ptxas's figures, cheap and always there */
+        char text[256];
+        kernel_text(&r->kernels[i], text, sizeof text);
+        fprintf(out, "  %-10s %s\n", i ? "" : "kernels", text);
     }
     if (r->device[0]) fprintf(out, "  device     %s, %d SMs\n", r->device, r->sm_count);
     if (r->nchecks) {
@@ -67,6 +110,7 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         print_visible(out, r->mismatches.items[i], strlen(r->mismatches.items[i]));
         fputc('\n', out);
     }
+    report_wrong_map(out, &r->wrong_map);
     if (r->has_norm) {
         fprintf(out, "  error      %.2e relative (Frobenius), bound %.0e", r->norm_error, r->norm_bound);
         /* each element against what rounding allows it (the judge's element bound) */
@@ -201,7 +245,210 @@ static void json_size_figures(FILE *out, const TimedSize *t) {
     }
 }
 
-static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
+void json_wrong_map(FILE *out, const WrongMap *m) {
+    if (!m->present) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"size\": ", out);
+    json_string(out, m->size);
+    fputs(", \"array\": ", out);
+    json_string(out, m->name);
+    fprintf(out, ", \"rows\": %lld, \"cols\": %lld, \"wrong\": %lld, \"grid\": [", m->rows, m->cols, m->wrong);
+    for (int i = 0; i < m->nrows; i++) {
+        if (i) fputs(", ", out);
+        json_string(out, m->grid[i]);
+    }
+    fputs("], \"tile_fold\": [", out);
+    for (int i = 0; i < m->nfold; i++) {
+        if (i) fputs(", ", out);
+        json_string(out, m->fold[i]);
+    }
+    fprintf(out, "], \"runs_total\": %lld, \"runs\": ", m->runs_total);
+    json_string(out, m->runs);
+    fputc('}', out);
+}
+
+static const char *const diagnosis_kinds[] = {"none", "sanitizer", "counters"};
+
+static void json_kernels(FILE *out, const KernelInfo *ks, int n) {
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+        const KernelInfo *k = &ks[i];
+        fprintf(out, "%s{\"name\": ", i ? ", " : "");
+        json_string(out, k->name);
+        fprintf(out, ", \"registers\": %d, \"shared_bytes\": %ld, \"stack_bytes\": %ld, \"spill_store_bytes\": %ld, "
+                     "\"spill_load_bytes\": %ld}",
+                k->registers, k->shared, k->stack, k->spill_stores, k->spill_loads);
+    }
+    fputc(']', out);
+}
+
+void json_diagnosis(FILE *out, const Diagnosis *d) {
+    if (!d) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"kind\": ", out);
+    json_string(out, diagnosis_kinds[d->kind]);
+    fputs(", \"size\": ", out);
+    json_string(out, d->size);
+    fputs(", \"not_done\": ", out);
+    json_string(out, d->why_not);
+    fputs(", \"tools\": [", out);
+    for (int t = 0; t < d->ntools; t++) {
+        const ToolRun *tr = &d->tools[t];
+        fprintf(out, "%s{\"tool\": ", t ? ", " : "");
+        json_string(out, tr->tool);
+        fprintf(out, ", \"finished\": %s, \"seconds\": ", tr->finished ? "true" : "false");
+        json_number(out, tr->seconds);
+        fputs(", \"note\": ", out);
+        json_string(out, tr->note);
+        fputs(", \"findings\": [", out);
+        for (int f = 0; f < tr->nfindings; f++) {
+            const Finding *fd = &tr->findings[f];
+            fprintf(out, "%s{\"class\": ", f ? ", " : "");
+            json_string(out, fd->finding);
+            fputs(", \"what\": ", out);
+            json_string(out, fd->what);
+            fputs(", \"function\": ", out);
+            json_string(out, fd->function);
+            fputs(", \"file\": ", out);
+            json_string(out, fd->file);
+            fprintf(out, ", \"line\": %d, \"detail\": ", fd->line);
+            json_string(out, fd->detail);
+            fprintf(out, ", \"repeats\": %d}", fd->repeats);
+        }
+        fputs("]}", out);
+    }
+    fputs("], \"measures\": [", out);
+    for (int i = 0; i < d->nrows; i++) {
+        const MeasureRow *m = &d->rows[i];
+        fprintf(out, "%s{\"measure\": ", i ? ", " : "");
+        json_string(out, m->measure);
+        fputs(", \"student\": ", out);
+        if (m->has_student) json_number(out, m->student);
+        else fputs("null", out);
+        fputs(", \"reference\": ", out);
+        if (m->has_reference) json_number(out, m->reference);
+        else fputs("null", out);
+        fputc('}', out);
+    }
+    fputs("], \"counters_note\": ", out);
+    json_string(out, d->counters_note);
+    fputs(", \"reference_kernels\": ", out);
+    json_kernels(out, d->reference_kernels, d->nreference_kernels);
+    fputs(", \"hints\": [", out);
+    for (int i = 0; i < d->nhints; i++) {
+        fprintf(out, "%s{\"text\": ", i ? ", " : "");
+        json_string(out, d->hints[i].text);
+        fputs(", \"section\": ", out);
+        json_string(out, d->hints[i].section);
+        fprintf(out, ", \"chapter\": %d}", d->hints[i].chapter + 1);
+    }
+    fputs("], \"wall_seconds\": ", out);
+    json_number(out, d->wall_s);
+    fputc('}', out);
+}
+
+/* Where a hint's section is: "'Coalescing' in chapter 2's lesson (Memory)". */
+static void section_text(const Course *c, const Hint *h, char *buf, size_t size) {
+    if (!h->section[0]) {
+        buf[0] = '\0';
+        return;
+    }
+    if (c && h->chapter >= 0 && h->chapter < c->nchapters)
+        snprintf(buf, size, "see '%s' in the lesson of chapter %d (%s)", h->section, h->chapter + 1,
+                 c->chapters[h->chapter].title ? c->chapters[h->chapter].title : "");
+    else snprintf(buf, size, "see '%s' in the lesson", h->section);
+}
+
+void report_diagnosis_text(FILE *out, const Course *c, const Exercise *e, const GradeResult *r, const Diagnosis *d) {
+    fprintf(out, "why %s: ", e->id);
+    if (d->kind == DIAG_NOTHING) {
+        fputs("no diagnosis: ", out);
+        print_visible(out, d->why_not, strlen(d->why_not));
+        fputc('\n', out);
+        return;
+    }
+    if (d->kind == DIAG_SANITIZER)
+        fprintf(out, "%s, so your code ran under compute-sanitizer at size %s (%.1f s)\n", verdict_title(r->verdict),
+                d->size, d->wall_s);
+    else
+        fprintf(out, "%s; your call and the reference's at %s, side by side (%.1f s)\n",
+                r->verdict == V_PASS ? "passed" : verdict_title(r->verdict), d->size, d->wall_s);
+    if (d->why_not[0]) {
+        fputs("  not done   ", out);
+        print_visible(out, d->why_not, strlen(d->why_not));
+        fputc('\n', out);
+    }
+    for (int t = 0; t < d->ntools; t++) {
+        const ToolRun *tr = &d->tools[t];
+        fprintf(out, "  %-10s ", tr->tool);
+        if (tr->nfindings == 0 && tr->finished && !tr->note[0]) fprintf(out, "nothing found (%.1f s)\n", tr->seconds);
+        else if (tr->nfindings) fprintf(out, "%d kind%s of report (%.1f s):\n", tr->nfindings, tr->nfindings > 1 ? "s" : "",
+                                        tr->seconds);
+        else fputc('\n', out);
+        for (int f = 0; f < tr->nfindings; f++) {
+            const Finding *fd = &tr->findings[f];
+            fputs("             ", out);
+            print_visible(out, fd->what, strlen(fd->what));
+            if (fd->repeats > 1) fprintf(out, " (%d times)", fd->repeats);
+            fputc('\n', out);
+            if (fd->line) {
+                fprintf(out, "               at %s:%d", fd->file, fd->line);
+                if (fd->function[0]) fprintf(out, " in %s", fd->function);
+                fputc('\n', out);
+            }
+            if (fd->detail[0]) {
+                fputs("               ", out);
+                print_visible(out, fd->detail, strlen(fd->detail));
+                fputc('\n', out);
+            }
+        }
+        if (tr->note[0]) {
+            fputs("             ", out);
+            print_visible(out, tr->note, strlen(tr->note));
+            fputc('\n', out);
+        }
+    }
+    if (d->kind == DIAG_SANITIZER && d->ntools && !d->nhints && r->verdict == V_WRONG)
+        fputs("  found      no memory error, race or barrier misuse: the arithmetic or the indexing is wrong; the "
+              "picture above shows where\n", out);
+    if (d->nrows) {
+        fprintf(out, "  counters   %-52s %10s %10s\n", "", "yours", "reference");
+        for (int i = 0; i < d->nrows; i++) {
+            const MeasureRow *m = &d->rows[i];
+            char s[32] = "-", rf[32] = "-";
+            if (m->has_student) diagnose_measure_value(m->measure, m->student, s, sizeof s);
+            if (m->has_reference) diagnose_measure_value(m->measure, m->reference, rf, sizeof rf);
+            fprintf(out, "             %-52s %10s %10s\n", diagnose_measure_title(m->measure), s, rf);
+        }
+    }
+    if (d->counters_note[0]) {
+        fputs("  note       ", out);
+        print_visible(out, d->counters_note, strlen(d->counters_note));
+        fputc('\n', out);
+    }
+    for (int i = 0; i < d->nreference_kernels; i++) {
+        char text[256];
+        kernel_text(&d->reference_kernels[i], text, sizeof text);
+        fprintf(out, "  %-10s %s\n", i ? "" : "reference", text);
+    }
+    for (int i = 0; i < d->nhints; i++) {
+        char where[300];
+        section_text(c, &d->hints[i], where, sizeof where);
+        fprintf(out, "  %-10s ", i ? "" : "hint");
+        print_visible(out, d->hints[i].text, strlen(d->hints[i].text));
+        if (where[0]) fprintf(out, ": %s", where);
+        fputc('\n', out);
+    }
+    if (d->kind == DIAG_COUNTERS && d->nrows && !d->nhints && r->verdict != V_PASS)
+        fputs("  hint       no counter the exercise names differs much from the reference's: compare the table, "
+              "and the kernels' registers and shared memory\n", out);
+}
+
+static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const Diagnosis *d) {
     fputs("    {\"id\": ", out);
     json_string(out, e->id);
     fputs(", \"name\": ", out);
@@ -295,14 +542,25 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r) {
         json_string(out, r->evidence[i].text);
         fputs("}", out);
     }
-    fputs("], \"sandbox\": ", out);
+    fputs("], \"kernels\": ", out);
+    json_kernels(out, r->kernels, r->nkernels);
+    fputs(", \"wrong_map\": ", out);
+    json_wrong_map(out, &r->wrong_map);
+    fputs(", \"sandbox\": ", out);
     json_string(out, r->sandbox); /* how the student's code was confined, for a CI's logs */
     fputs(", \"wall_seconds\": ", out);
     json_number(out, r->wall_s);
+    fputs(",\n     \"diagnosis\": ", out);
+    json_diagnosis(out, d);
     fputs("}", out);
 }
 
 void report_json(FILE *out, const Exercise *const *es, const GradeResult *rs, int count) {
+    report_json_diagnosed(out, es, rs, NULL, count);
+}
+
+void report_json_diagnosed(FILE *out, const Exercise *const *es, const GradeResult *rs, const Diagnosis *ds,
+                           int count) {
     int passed = 0, skipped = 0;
     for (int i = 0; i < count; i++) {
         passed += rs[i].verdict == V_PASS;
@@ -311,7 +569,7 @@ void report_json(FILE *out, const Exercise *const *es, const GradeResult *rs, in
     fprintf(out, "{\"gpucourse\": 1, \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"results\": [\n", passed,
             count - passed - skipped, skipped);
     for (int i = 0; i < count; i++) {
-        json_one(out, es[i], &rs[i]);
+        json_one(out, es[i], &rs[i], ds ? &ds[i] : NULL);
         fputs(i + 1 < count ? ",\n" : "\n", out);
     }
     fputs("]}\n", out);

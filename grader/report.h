@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "diagnose.h"
 #include "grader.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT } ReportFormat;
@@ -11,9 +12,20 @@ typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT } ReportFormat;
 /* One exercise's result as text. */
 void report_text(FILE *out, const Exercise *e, const GradeResult *r);
 
+/* The picture of where the output was wrong, as text lines of a report
+ * (nothing when there is none) and as a JSON object (null). */
+void report_wrong_map(FILE *out, const WrongMap *m);
+void json_wrong_map(FILE *out, const WrongMap *m);
+
 /* Several results (one for `grade EX`) as one JSON document or one JUnit
  * test suite. */
 void report_json(FILE *out, const Exercise *const *es, const GradeResult *rs, int count);
+/* The same with a diagnosis per result (ds may be NULL): "diagnosis". */
+void report_json_diagnosed(FILE *out, const Exercise *const *es, const GradeResult *rs, const Diagnosis *ds,
+                           int count);
+/* A diagnosis (gpucourse why) after the result's report, and as a JSON object (null for NULL). */
+void report_diagnosis_text(FILE *out, const Course *c, const Exercise *e, const GradeResult *r, const Diagnosis *d);
+void json_diagnosis(FILE *out, const Diagnosis *d);
 void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, int count);
 
 /* JSON string with quotes and escapes, valid UTF-8 whatever s holds

@@ -20,7 +20,9 @@ static const char *const common_flags[] = {
     "-O3", "-std=c++17", "-lineinfo", "-gencode=arch=compute_90a,code=sm_90a", "-cudart", "shared",
     "-Xcompiler", "-Wall",
 };
-static const char *const shared_lib_flags[] = {"-shared", "-Xcompiler", "-fPIC"};
+/* --resource-usage: ptxas says each kernel's registers, spills, shared
+ * memory and stack (grader/kernels.h reads them; the log shown leaves them out). */
+static const char *const shared_lib_flags[] = {"-shared", "-Xcompiler", "-fPIC", "--resource-usage"};
 /* The driver API for every student and reference library, the one way the
  * course reaches it: TMA tensor maps (cuTensorMapEncodeTiled) are encoded on
  * the host through the driver. Linked, not fetched with
@@ -461,6 +463,10 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
             if (log) *log = why[0] ? xprintf("%sgpucourse: %s\n", res.output, why) : xstrdup(res.output);
         } else if (write_file_atomic(stamp_path, want, strlen(want)) < 0) {
             rc = -1;
+        } else if (target == BUILD_SHARED_LIB) { /* ptxas's figures of a reference, for a diagnosis */
+            char *log_path = xprintf("%s.log", output);
+            if (write_file_atomic(log_path, res.output, strlen(res.output)) < 0) rc = -1;
+            free(log_path);
         }
         proc_result_free(&res);
     }

@@ -23,6 +23,7 @@
 // Results go to the descriptor named by GPUCOURSE_RESULT_FD as `key: value`
 // lines (grader/grader.c reads them); no runner holds that descriptor.
 #include "harness.h"
+#include "inputs.h"
 #include "protocol.h"
 #include "rules.h"
 
@@ -117,33 +118,32 @@ static double now_us(void) {
 
 // ---------------------------------------------------------------- inputs
 
-__host__ __device__ static inline uint64_t mix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
+// Where an output is wrong, for the student's picture (wrongmap: lines):
+// wrong elements counted per cell of a grid of at most MAP_ROWS x MAP_COLS
+// cells over the output (one row for 1D outputs), and, for 2D outputs, per
+// position in a FOLD x FOLD tile (a mistake repeated in every tile, like
+// one wrong fragment position, shows there).
+enum { MAP_ROWS = 16, MAP_COLS = 64, FOLD = 16, MAP_CELLS = MAP_ROWS * MAP_COLS + FOLD * FOLD };
 
-// uniform in [0, 1) from the top 24 bits: exact in float
-__host__ __device__ static inline float unit_float(uint64_t h) {
-    return (float)(h >> 40) * (1.0f / 16777216.0f);
-}
+struct MapLayout {
+    unsigned long long *cells;  // device or host: MAP_CELLS counts; null: no map
+    long long rows, cols;       // rows = 1 for 1D
+    int gr, gc;                 // grid cells used
+    int fold;                   // 2D: count per tile position too
+};
 
-// Uniform in [lo, hi]; integers (inclusive) for ints and whole_numbers.
-__global__ void fill_kernel(void *p, size_t n, int type, int whole, uint64_t key, double lo, double hi) {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
-        uint64_t h = mix64(key ^ mix64(i));
-        long long span = (long long)hi - (long long)lo + 1;
-        long long whole_value = (long long)lo + (long long)(h % (uint64_t)(span > 0 ? span : 1));
-        float f = whole ? (float)whole_value : (float)lo + (float)(hi - lo) * unit_float(h);
-        switch (type) {
-        case ELEM_I32: ((int *)p)[i] = (int)whole_value; break;
-        case ELEM_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16(f); break;
-        case ELEM_F16: ((__half *)p)[i] = __float2half(f); break;
-        default: ((float *)p)[i] = f;
-        }
-    }
+__host__ __device__ static inline void map_mark(const MapLayout &m, size_t i) {
+    if (!m.cells) return;
+    long long r = (long long)(i / (size_t)m.cols), c = (long long)(i % (size_t)m.cols);
+    int cell = (int)(r * m.gr / m.rows) * m.gc + (int)(c * m.gc / m.cols);
+    int pos = MAP_ROWS * MAP_COLS + (int)(r % FOLD) * FOLD + (int)(c % FOLD);
+#ifdef __CUDA_ARCH__
+    atomicAdd(&m.cells[cell], 1ull);
+    if (m.fold) atomicAdd(&m.cells[pos], 1ull);
+#else
+    m.cells[cell]++;
+    if (m.fold) m.cells[pos]++;
+#endif
 }
 
 __host__ __device__ static inline double tol_factor(int scale, size_t i, long long length) {
@@ -156,7 +156,7 @@ __host__ __device__ static inline double tol_factor(int scale, size_t i, long lo
 // remembers the first such index.
 __global__ void compare_kernel(const void *got, const void *want, size_t n, int is_int, float rel,
                                float abs_tol, int scale, long long length, unsigned long long *count,
-                               unsigned long long *first) {
+                               unsigned long long *first, MapLayout map) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
         bool bad;
@@ -170,6 +170,7 @@ __global__ void compare_kernel(const void *got, const void *want, size_t n, int 
         if (bad) {
             atomicAdd(count, 1ull);
             atomicMin(first, (unsigned long long)i);
+            map_mark(map, i);
         }
     }
 }
@@ -240,24 +241,21 @@ __global__ void norm_worst_kernel(const float *got, const double *exact, size_t 
 // not finite), counts[1] the worst as (error over bound, float bits << 32 |
 // index).
 __global__ void element_bound_kernel(const float *got, const double *exact, const double *magnitude, size_t n,
-                                     double factor, unsigned long long *counts) {
+                                     double factor, unsigned long long *counts, MapLayout map) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
         double g = got[i];
         float ratio = isfinite(g) ? (float)(fabs(g - exact[i]) / (factor * magnitude[i] + 1e-300)) : INFINITY;
         atomicMax(&counts[1], ((unsigned long long)__float_as_uint(ratio) << 32) | (unsigned)min(i, (size_t)0xffffffffu));
-        if (!(ratio <= 1)) atomicAdd(&counts[0], 1ull);
+        if (!(ratio <= 1)) {
+            atomicAdd(&counts[0], 1ull);
+            map_mark(map, i);
+        }
     }
 }
 
 __global__ void probe_kernel() {}
 
-static int grid_for(size_t n) {
-    size_t blocks = (n + 255) / 256;
-    return (int)std::min<size_t>(std::max<size_t>(blocks, 1), 4096);
-}
-
-static size_t elem_size(ElemType t) { return t == ELEM_BF16 || t == ELEM_F16 ? 2 : 4; }
 
 // ---------------------------------------------------------------- runners
 
@@ -537,8 +535,7 @@ static void problem_fill(Problem &p, uint64_t seed) {
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (!p.master[i] || p.len[i] == 0) continue;
-        uint64_t key = mix64(seed * 0x100 + (uint64_t)i);
-        fill_kernel<<<grid_for(p.len[i]), 256>>>(p.master[i], p.len[i], (int)a.type, a.whole_numbers, key, a.lo, a.hi);
+        fill_array(p.master[i], a, i, p.len[i], seed);
         CK(cudaGetLastError());
     }
 }
@@ -556,22 +553,6 @@ static void problem_prepare(Problem &p, int c) {
         else CK(cudaMemsetAsync(b.ptr, 0xFF, b.bytes));
         CK(cudaMemsetAsync((char *)b.ptr + b.bytes, PAD_BYTE, b.size - b.bytes));
     }
-}
-
-static Scalars scalars_for(uint64_t seed) {
-    Scalars s;
-    for (int k = 0; k < 4; k++) {
-        uint64_t h = mix64(seed ^ (0xabcdull + (uint64_t)k));
-        float mag = 0.25f + 1.75f * unit_float(h);
-        s.f[k] = (h & 1) ? -mag : mag;
-    }
-    return s;
-}
-
-static void dims_text(const Dims &d, char *buf, size_t size) {
-    int n = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < d.count; k++) n += snprintf(buf + n, size - (size_t)n, "%s%lld", k ? "x" : "", d.d[k]);
 }
 
 static void coord_text(const ArraySpec &a, const Dims &d, size_t i, char *buf, size_t size) {
@@ -597,6 +578,89 @@ static bool values_match(const ArraySpec &a, const Dims &d, const void *got, con
 }
 
 static unsigned long long *counters;  // device: [count, first]
+static unsigned long long *map_cells;  // device: MAP_CELLS
+
+// The grid over output a at sizes d; cells (device or host) must hold MAP_CELLS zeros.
+static MapLayout map_layout(const ArraySpec &a, const Dims &d, size_t len, unsigned long long *cells) {
+    MapLayout m;
+    m.cells = len ? cells : nullptr;
+    bool two_d = a.row_major_2d && d.count >= 2 && d.d[1] > 0 && len % (size_t)d.d[1] == 0;
+    m.cols = two_d ? d.d[1] : (long long)std::max<size_t>(len, 1);
+    m.rows = two_d ? (long long)(len / (size_t)d.d[1]) : 1;
+    m.gr = (int)std::min<long long>(std::max<long long>(m.rows, 1), MAP_ROWS);
+    m.gc = (int)std::min<long long>(m.cols, MAP_COLS);
+    m.fold = two_d && m.rows >= 2 * FOLD && m.cols >= 2 * FOLD;
+    return m;
+}
+
+// Runs of consecutive wrong indices, in increasing order, the first few kept.
+struct WrongRuns {
+    enum { KEEP = 8 };
+    long long from[KEEP], to[KEEP];
+    int kept = 0;
+    long long total = 0, last = -2;
+    void add(long long i) {
+        if (i == last + 1 && total > 0) {
+            if (total <= KEEP) to[total - 1] = i;
+        } else {
+            if (total < KEEP) from[total] = to[total] = i;
+            total++;
+        }
+        last = i;
+        kept = (int)std::min<long long>(total, KEEP);
+    }
+};
+
+// The picture's lines: "wrongmap: SIZE NAME ROWS COLS GR GC WRONG", one
+// "wrongrow:" per grid row ('.' no element wrong, '+' some, '#' all), for
+// 2D outputs FOLD "wrongfold:" lines (the same per position in a tile, over
+// all tiles), and for 1D ones "wrongruns:" (the first runs of wrong indices
+// seen, and how many runs there were).
+static void report_map(const ArraySpec &a, const char *dtext, const MapLayout &m, const unsigned long long *cells,
+                       unsigned long long wrong, const WrongRuns *runs) {
+    result("wrongmap: %s %s %lld %lld %d %d %llu", dtext, a.name, m.rows, m.cols, m.gr, m.gc, wrong);
+    auto span = [](long long n, int g, int k) {  // elements of n that fall in cell k of g
+        return (k + 1) * n / g + ((k + 1) * n % g != 0) - (k * n / g + (k * n % g != 0));
+    };
+    for (int R = 0; R < m.gr; R++) {
+        char row[MAP_COLS + 1];
+        for (int C = 0; C < m.gc; C++) {
+            unsigned long long n = cells[R * m.gc + C];
+            unsigned long long all = (unsigned long long)span(m.rows, m.gr, R) * (unsigned long long)span(m.cols, m.gc, C);
+            row[C] = n == 0 ? '.' : n >= all ? '#' : '+';
+        }
+        row[m.gc] = '\0';
+        result("wrongrow: %s", row);
+    }
+    if (m.fold) {
+        for (int r = 0; r < FOLD; r++) {
+            char row[FOLD + 1];
+            for (int c = 0; c < FOLD; c++) {
+                unsigned long long n = cells[MAP_ROWS * MAP_COLS + r * FOLD + c];
+                unsigned long long tiles = (unsigned long long)((m.rows - r + FOLD - 1) / FOLD) * ((m.cols - c + FOLD - 1) / FOLD);
+                row[c] = n == 0 ? '.' : n >= tiles ? '#' : '+';
+            }
+            row[FOLD] = '\0';
+            result("wrongfold: %s", row);
+        }
+    }
+    if (runs && runs->total) {
+        char text[400];
+        int n = 0;
+        for (int k = 0; k < runs->kept && n < (int)sizeof text - 48; k++)
+            n += runs->from[k] == runs->to[k]
+                     ? snprintf(text + n, sizeof text - (size_t)n, " %lld", runs->from[k])
+                     : snprintf(text + n, sizeof text - (size_t)n, " %lld-%lld", runs->from[k], runs->to[k]);
+        result("wrongruns: %lld%s", runs->total, text);
+    }
+}
+
+// The device map's counts, for report_map.
+static std::vector<unsigned long long> map_fetch(void) {
+    std::vector<unsigned long long> h(MAP_CELLS);
+    CK(cudaMemcpy(h.data(), map_cells, MAP_CELLS * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    return h;
+}
 
 static unsigned long long first_byte_not(const void *p, size_t n, unsigned char value) {
     unsigned long long init = ~0ull, out;
@@ -822,7 +886,9 @@ static size_t norm_check_device(Problem &p, const Scalars &s, int out, const cha
     double limit = tol_rel * sqrt(hs[1] / (double)std::max<size_t>(n, 1));
     norm_worst_kernel<<<grid_for(n), 256>>>(got, exact, n, limit, counts, some, MAX_SOME);
     CK(cudaGetLastError());
-    element_bound_kernel<<<grid_for(n), 256>>>(got, exact, magnitude, n, element_factor(p.dims), elems);
+    CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
+    MapLayout map = map_layout(a, p.dims, n, map_cells);
+    element_bound_kernel<<<grid_for(n), 256>>>(got, exact, magnitude, n, element_factor(p.dims), elems, map);
     CK(cudaGetLastError());
     unsigned long long hc[4], hsome[MAX_SOME], he[2];
     CK(cudaMemcpy(hc, counts, sizeof hc, cudaMemcpyDeviceToHost));
@@ -846,6 +912,7 @@ static size_t norm_check_device(Problem &p, const Scalars &s, int out, const cha
     memcpy(&worst, &ratio_bits, sizeof worst);
     result("elements: %s %.3e %llu", dtext, (double)worst, he[0]);
     if (he[0] == 0) return bad;
+    report_map(a, dtext, map, map_fetch().data(), he[0], NULL);
     if (bad == 0 && *shown < 5) {  // the norm passed: show the element that did not
         size_t i = (size_t)(he[1] & 0xffffffffu);
         float gi;
@@ -904,11 +971,25 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     }
     kind.reference(host_ptr, dims, s);
 
+    int mapped = -1;  // the first output with wrong elements gets the picture
+    std::vector<unsigned long long> cells(MAP_CELLS);
+    MapLayout map = {};
+    WrongRuns runs;
+    unsigned long long map_wrong = 0;
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN || a.role == ROLE_SCRATCH) continue;
         for (size_t k = 0; k < p.len[i]; k++) {
             if (values_match(a, dims, got[i].data(), host_ptr[i], k, k, tol_rel, tol_abs)) continue;
+            if (mapped < 0) {
+                mapped = i;
+                map = map_layout(a, dims, p.len[i], cells.data());
+            }
+            if (mapped == i) {
+                map_mark(map, k);
+                runs.add((long long)k);
+                map_wrong++;
+            }
             if (shown < 5) {
                 char where[96], g[40], w[40];
                 coord_text(a, dims, k, where, sizeof where);
@@ -922,6 +1003,7 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     if (bad == 0) result("check: %s ok", dtext);
     else result("check: %s fail %zu", dtext, bad);
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
+    if (mapped >= 0) report_map(kind.arrays[mapped], dtext, map, cells.data(), map_wrong, map.fold ? NULL : &runs);
     problem_free(p);
     return bad == 0;
 }
@@ -934,6 +1016,11 @@ static bool check_against_reference(Problem &p, const Scalars &s, const char *la
     size_t bad = 0;
     int shown = 0;
     char lines[5][256];
+    int mapped = -1;  // the first output with wrong elements gets the picture
+    std::vector<unsigned long long> cells;
+    MapLayout mapped_layout = {};
+    unsigned long long mapped_wrong = 0;
+    WrongRuns runs;  // 1D: those in the window shown
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN || a.role == ROLE_SCRATCH || p.len[i] == 0) continue;
@@ -944,20 +1031,30 @@ static bool check_against_reference(Problem &p, const Scalars &s, const char *la
         const void *got = p.own[STUDENT][i].ptr, *want = p.own[REFERENCE][i].ptr;
         unsigned long long init[2] = {0, ~0ull}, out[2];
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
+        CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
+        MapLayout map = map_layout(a, p.dims, p.len[i], bad ? nullptr : map_cells);  // the first wrong output's
         compare_kernel<<<grid_for(p.len[i]), 256>>>(got, want, p.len[i], a.type == ELEM_I32, (float)tol_rel,
                                                    (float)tol_abs, (int)a.tol_scale, p.dims.d[0], counters,
-                                                   counters + 1);
+                                                   counters + 1, map);
         CK(cudaGetLastError());
         CK(cudaMemcpy(out, counters, sizeof out, cudaMemcpyDeviceToHost));
         if (out[0] == 0) continue;
+        if (bad == 0) {
+            mapped = i;
+            mapped_layout = map;
+            mapped_wrong = out[0];
+            cells = map_fetch();
+        }
         bad += out[0];
         // Show the first few mismatches from a window starting at the first.
         size_t start = (size_t)out[1], count = std::min<size_t>(p.len[i] - start, 1 << 16);
         std::vector<char> g(count * 4), w(count * 4);
         CK(cudaMemcpy(g.data(), (const char *)got + start * 4, count * 4, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(w.data(), (const char *)want + start * 4, count * 4, cudaMemcpyDeviceToHost));
-        for (size_t k = 0; k < count && shown < 5; k++) {
+        for (size_t k = 0; k < count; k++) {
             if (values_match(a, p.dims, g.data(), w.data(), k, start + k, tol_rel, tol_abs)) continue;
+            if (mapped == i) runs.add((long long)(start + k));
+            if (shown >= 5) continue;
             char where[96], gt[40], wt[40];
             coord_text(a, p.dims, start + k, where, sizeof where);
             value_text(a.type, g.data(), k, gt, sizeof gt);
@@ -968,6 +1065,9 @@ static bool check_against_reference(Problem &p, const Scalars &s, const char *la
     if (bad == 0) result("check: %s ok%s", dtext, label);
     else result("check: %s fail %zu%s", dtext, bad, label);
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
+    if (mapped >= 0)
+        report_map(kind.arrays[mapped], dtext, mapped_layout, cells.data(), mapped_wrong,
+                   mapped_layout.fold ? NULL : &runs);
     return bad == 0;
 }
 
@@ -1112,22 +1212,6 @@ static double peak_tflops(int cc, int sms, int clock_khz) {
     return (double)sms * per_sm * (double)clock_khz * 1e3 / 1e12;
 }
 
-static bool parse_dims(const char *text, Dims *d) {
-    memset(d, 0, sizeof *d);
-    const char *s = text;
-    while (*s) {
-        if (d->count == 3) return false;
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 0) return false;
-        d->d[d->count++] = v;
-        if (*end == ',' || *end == 'x') end++;
-        else if (*end) return false;
-        s = end;
-    }
-    return d->count == kind.ndims;
-}
-
 // Moves the result descriptor out of the way and forgets where it was.
 static void open_results(void) {
     const char *fd_text = getenv("GPUCOURSE_RESULT_FD");
@@ -1191,7 +1275,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--counters")) counters_list = v;
         else if (!strcmp(a, "--check") || !strcmp(a, "--timing")) {
             Dims d;
-            if (!parse_dims(v, &d))
+            if (!parse_dims(v, kind.ndims, &d))
                 fail(EXIT_USAGE, "usage: size '%s' does not fit kind %s: %d size argument(s) for %s", v,
                      kind.name, kind.ndims, kind.signature);
             if (a[2] == 'c') check.push_back(d);
@@ -1218,6 +1302,7 @@ int main(int argc, char **argv) {
     flush_bytes = std::max<size_t>(2 * (size_t)prop.l2CacheSize, 1 << 20);
     CK(cudaMalloc(&flush_buf, flush_bytes));
     CK(cudaMalloc(&counters, 2 * sizeof *counters));
+    CK(cudaMalloc(&map_cells, MAP_CELLS * sizeof *map_cells));
     calibrate_idle_probe();
 
     // The build directory is where the reference lives; maps show real paths.

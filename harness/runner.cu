@@ -16,6 +16,7 @@
 // event times, and the judge checks them against its own clock and decides.
 #include "counters.h"
 #include "harness.h"
+#include "inputs.h"
 #include "protocol.h"
 #include "sandbox.h"
 
@@ -24,6 +25,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,8 +240,17 @@ static std::string sandbox_text(const SandboxStatus &st) {
     return text;
 }
 
-// Serves the judge until it goes away (or kills this process).
-int runner_main(bool trusted, const char *library, const char *counters) {
+// What runner_setup made: the events the calls are timed with, and how
+// the student's code is confined.
+struct Setup {
+    cudaEvent_t start, stop;
+    std::string status;
+};
+
+// Confines the process (the student's runner), starts CUDA, opens the
+// counters and loads the library. Returns 0, or the exit code with the
+// reason in *why ("load: ..." when the library is at fault).
+static int runner_setup(bool trusted, const char *library, const char *counters, Setup *out, std::string *why) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
     signal(SIGPIPE, SIG_IGN);
@@ -265,30 +276,28 @@ int runner_main(bool trusted, const char *library, const char *counters) {
         spec.file_size_bytes = 1 << 20;
         spec.max_open_files = 1024;
         if (sandbox_restrict_files(&spec, &st) < 0) {
-            reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());
+            *why = "setup: sandbox: " + std::string(st.note);
             return 3;
         }
     }
     cudaError_t err = cudaFree(0);  // the context, and CUDA's threads
-    cudaEvent_t start, stop;
-    if (err == cudaSuccess) err = cudaEventCreate(&start);
-    if (err == cudaSuccess) err = cudaEventCreate(&stop);
+    if (err == cudaSuccess) err = cudaEventCreate(&out->start);
+    if (err == cudaSuccess) err = cudaEventCreate(&out->stop);
     if (err != cudaSuccess) {
-        std::string text = std::string("cuda: cannot start: ") + cudaGetErrorString(err);
-        reply(MSG_FAIL, 0, 0, text.c_str());
+        *why = std::string("cuda: cannot start: ") + cudaGetErrorString(err);
         return 3;
     }
     // CUPTI is loaded and the counters configured before the syscall filter
     // and before the student's code: nothing of the student's runs yet.
     if (counters && !(counters_ready = counters_open(counters, counters_why, sizeof counters_why))) counters_close();
-    std::string status = "trusted";
+    out->status = "trusted";
     if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();
         if (sandbox_enter(&spec, &st) < 0) {
-            reply(MSG_FAIL, 0, 0, ("setup: sandbox: " + std::string(st.note)).c_str());
+            *why = "setup: sandbox: " + std::string(st.note);
             return 3;
         }
-        status = sandbox_text(st);
+        out->status = sandbox_text(st);
     }
     // The library's static initializers run here, already inside the sandbox.
     void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
@@ -300,10 +309,21 @@ int runner_main(bool trusted, const char *library, const char *counters) {
         else
             snprintf(text, sizeof text, "load: the %s's code defines no extern \"C\" solve; expected: %s",
                      trusted ? "reference" : "student", kind.signature);
-        reply(MSG_FAIL, 0, 0, text);
+        *why = text;
         return 4;
     }
-    reply(MSG_READY, 0, 0, status.c_str());
+    return 0;
+}
+
+// Serves the judge until it goes away (or kills this process).
+int runner_main(bool trusted, const char *library, const char *counters) {
+    Setup setup;
+    std::string why;
+    if (int rc = runner_setup(trusted, library, counters, &setup, &why)) {
+        reply(MSG_FAIL, 0, 0, why.c_str());
+        return rc;
+    }
+    reply(MSG_READY, 0, 0, setup.status.c_str());
     for (;;) {
         Msg m;
         int fds[MAX_ARRAYS], nfds = 0;
@@ -312,7 +332,7 @@ int runner_main(bool trusted, const char *library, const char *counters) {
         switch (m.type) {
         case MSG_BIND: bind_slot(m, fds, nfds); break;
         case MSG_UNBIND: unbind_slot(m); break;
-        case MSG_RUN: run(m, trusted, start, stop); break;
+        case MSG_RUN: run(m, trusted, setup.start, setup.stop); break;
         default:
             for (int i = 0; i < nfds; i++) close(fds[i]);
             reply(MSG_FAIL, m.seq, 0, "setup: unknown message");
@@ -321,14 +341,130 @@ int runner_main(bool trusted, const char *library, const char *counters) {
 }
 
 #ifdef GPUCOURSE_STUDENT_RUNNER
-int main(int argc, char **argv) {
-    bool counters = argc == 5 && !strcmp(argv[3], "--counters");
-    if ((argc != 3 && !counters) || strcmp(argv[1], "--student")) {
-        fprintf(stderr,
-                "usage: %s --student LIBRARY.so [--counters METRIC,...] (started by the judge, socket at fd %d)\n",
-                argv[0], RUNNER_FD);
+// ---------------------------------------------------------------- diagnose
+
+// Diagnose mode (gpucourse why): one call of the library at one size, on
+// arrays of this process's own, for a tool that watches this process
+// (compute-sanitizer) or for the counters. No judge: the verdict was given
+// by the grading before; nothing here can change it. Outputs and scratch
+// are left as cudaMalloc gives them, so initcheck sees a read of what the
+// call never wrote. Lines (`key: value`) go to GPUCOURSE_RESULT_FD, opened
+// before the sandbox; they come from the student's process and are advice,
+// never a verdict.
+static FILE *diagnose_out;
+
+static void diagnose_line(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(diagnose_out, fmt, ap);
+    va_end(ap);
+    fputc('\n', diagnose_out);
+    fflush(diagnose_out);
+}
+
+static int diagnose_main(const char *library, const char *size, uint64_t seed, const char *counters) {
+    const char *fd_text = getenv("GPUCOURSE_RESULT_FD");
+    int fd = fd_text ? atoi(fd_text) : -1;
+    diagnose_out = fd > 2 ? fdopen(fd, "w") : NULL;
+    if (!diagnose_out) diagnose_out = stdout;
+    unsetenv("GPUCOURSE_RESULT_FD");
+    Dims dims;
+    if (!parse_dims(size, kind.ndims, &dims)) {
+        diagnose_line("error: size '%s' does not fit kind %s (%s)", size, kind.name, kind.signature);
         return 2;
     }
-    return runner_main(false, argv[2], counters ? argv[4] : NULL);
+    diagnose_line("diagnose: %s %s", kind.name, size);
+    Setup setup;
+    std::string why;
+    if (int rc = runner_setup(false, library, counters, &setup, &why)) {
+        diagnose_line("error: %s", why.c_str());
+        return rc;
+    }
+    static Slot slot;
+    Msg m = msg_init(MSG_RUN, 1);
+    m.who = STUDENT;
+    m.slot = 0;
+    m.dims = dims;
+    m.scalars = scalars_for(seed);
+    m.flags = counters ? RUN_COUNTERS : 0;
+    double in = 0, out = 0;
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < kind.narrays && err == cudaSuccess; i++) {
+        const ArraySpec &a = kind.arrays[i];
+        size_t n = a.length(dims), bytes = n * elem_size(a.type);
+        if (a.role == ROLE_IN || a.role == ROLE_INOUT) in += (double)bytes;
+        if (a.role == ROLE_OUT || a.role == ROLE_INOUT) out += (double)bytes;
+        slot.buf[i].bytes = bytes;
+        err = cudaMalloc(&slot.buf[i].ptr, std::max<size_t>(bytes, 4));
+        if (err == cudaSuccess && (a.role == ROLE_IN || a.role == ROLE_INOUT)) {
+            fill_array(slot.buf[i].ptr, a, i, n, seed);
+            err = cudaDeviceSynchronize();
+        }
+        slot.narrays = i + 1;
+    }
+    if (err != cudaSuccess) {
+        diagnose_line("error: cuda: cannot set up size %s: %s", size, cudaGetErrorString(err));
+        return 3;
+    }
+    slots[0] = slot;
+    CallCtx c;
+    c.m = &m;
+    c.s = &slots[0];
+    for (int i = 0; i < c.s->narrays; i++) c.args[i] = c.s->buf[i].ptr;
+    c.start = setup.start;
+    c.stop = setup.stop;
+    c.err = cudaSuccess;
+    c.ms = 0;
+    if (!counters) {
+        call_once(&c);
+    } else if (!counters_ready) {
+        diagnose_line("counters: unavailable: %s", counters_why);
+        call_once(&c);
+    } else {
+        c.saved.assign((size_t)c.s->narrays, nullptr);
+        for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
+            if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
+                c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+        double values[MAX_COUNTERS];
+        char cwhy[400];
+        bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, cwhy, sizeof cwhy);
+        if (!collected) diagnose_line("counters: failed: %s", cwhy);
+        else if (c.err == cudaSuccess) {
+            double flops = kind.flops ? kind.flops(dims) : kind.product_flops ? kind.product_flops(dims) : 0.0;
+            diagnose_line("counters: %s work %.0f %.0f %.0f", size, in, out, flops);
+            const char *name = counters;
+            for (int i = 0; i < counters_count() && *name; i++) {
+                size_t n = strcspn(name, ",");
+                diagnose_line("counter: %.*s %.17g", (int)n, name, values[i]);
+                name += n + (name[n] == ',');
+            }
+        }
+        counters_close();
+    }
+    if (c.err != cudaSuccess) diagnose_line("call: cuda: %s", cudaGetErrorString(c.err));
+    else diagnose_line("call: ok %.6f", (double)c.ms);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *library = NULL, *counters = NULL, *diagnose = NULL;
+    uint64_t seed = 1;
+    bool usage = argc < 3 || argc % 2 == 0;
+    for (int i = 1; i + 1 < argc && !usage; i += 2) {
+        if (!strcmp(argv[i], "--student")) library = argv[i + 1];
+        else if (!strcmp(argv[i], "--counters")) counters = argv[i + 1];
+        else if (!strcmp(argv[i], "--diagnose")) diagnose = argv[i + 1];
+        else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 10);
+        else usage = true;
+    }
+    if (usage || !library) {
+        fprintf(stderr,
+                "usage: %s --student LIBRARY.so [--counters METRIC,...] (started by the judge, socket at fd %d)\n"
+                "       %s --student LIBRARY.so --diagnose SIZE [--seed N] [--counters METRIC,...]\n",
+                argv[0], RUNNER_FD, argv[0]);
+        return 2;
+    }
+    if (diagnose) return diagnose_main(library, diagnose, seed, counters);
+    return runner_main(false, library, counters);
 }
 #endif

@@ -425,6 +425,108 @@ static void parse_evidence(Yaml *y, yaml_node_t *n, Exercise *e) {
     free(known.buf);
 }
 
+const char *const course_findings[] = {"out_of_bounds", "misaligned", "race", "barrier", "uninitialized",
+                                       "launch_error", NULL};
+const char *const course_measures[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
+                                       "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
+                                       "tma_load_share", "registers", "spill_bytes", "shared_bytes", NULL};
+
+static const char *in_list(const char *const *list, const char *s) {
+    for (; s && *list; list++)
+        if (!strcmp(*list, s)) return *list;
+    return NULL;
+}
+
+static bool has_string(const StrList *l, const char *s) {
+    for (int i = 0; i < l->count; i++)
+        if (!strcmp(l->items[i], s)) return true;
+    return false;
+}
+
+static char *joined(const char *const *list) {
+    StrBuf sb = {0};
+    for (const char *const *p = list; *p; p++) sb_printf(&sb, "%s%s", p == list ? "" : ", ", *p);
+    return sb.buf;
+}
+
+/* The headings of a lesson ("## Coalescing" -> "Coalescing"); empty when it
+ * cannot be read (that is reported where the lesson is named). */
+static void lesson_sections(const char *path, StrList *out) {
+    char *text = path ? read_file(path, NULL) : NULL;
+    for (char *line = text; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        if (line[0] == '#') {
+            char *h = line + strspn(line, "#");
+            h += strspn(h, " ");
+            size_t n = strlen(h);
+            while (n && (h[n - 1] == ' ' || h[n - 1] == '\r')) h[--n] = '\0';
+            if (*h) strlist_add(out, h);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    free(text);
+}
+
+/* diagnose: a list of entries, each a finding or a measure with one
+ * comparison, a message and a section of the lesson (lesson_dir's). */
+static void parse_diagnose(Yaml *y, yaml_node_t *n, const StrList *sections, const char *lesson, int chapter,
+                           DiagnoseRule *out, int *count) {
+    static const char *const keys[] = {"finding", "measure", "above_reference", "below_reference", "above", "below",
+                                       "message", "section", NULL};
+    static const char *const compares[] = {"above_reference", "below_reference", "above", "below"};
+    yaml_node_t *list = map_get(y, n, "diagnose");
+    if (!list) return;
+    if (list->type != YAML_SEQUENCE_NODE) {
+        problem_at(y, list, "'diagnose' must be a list of entries, each with 'finding' or 'measure'");
+        return;
+    }
+    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+        yaml_node_t *en = node_at(y, *it);
+        if (!check_keys(y, en, keys, "a diagnose entry")) continue;
+        DiagnoseRule r = {0};
+        r.chapter = chapter;
+        char *finding = get_string(y, en, "finding", false), *measure = get_string(y, en, "measure", false);
+        char *known = NULL;
+        if (!finding == !measure) {
+            problem_at(y, en, "a diagnose entry names either a 'finding' or a 'measure'");
+        } else if (finding && !(r.finding = in_list(course_findings, finding))) {
+            problem_at(y, map_get(y, en, "finding"), "unknown finding '%s' (known: %s)", finding,
+                       known = joined(course_findings));
+        } else if (measure && !(r.measure = in_list(course_measures, measure))) {
+            problem_at(y, map_get(y, en, "measure"), "unknown measure '%s' (known: %s)", measure,
+                       known = joined(course_measures));
+        }
+        free(finding);
+        free(measure);
+        free(known);
+        int ncompare = 0;
+        for (int k = 0; k < 4; k++) {
+            if (!map_get(y, en, compares[k])) continue;
+            ncompare++;
+            r.compare = (DiagnoseCompare)k;
+            r.value = get_number(y, en, compares[k], true, 0, 0, 1e12);
+        }
+        if (r.measure && ncompare != 1)
+            problem_at(y, en, "measure '%s' needs one of above_reference, below_reference, above, below", r.measure);
+        if (r.finding && ncompare)
+            problem_at(y, en, "finding '%s' takes no comparison (it fires when the sanitizer reports one)", r.finding);
+        r.message = get_short_text(y, en, "message", MAX_DIAGNOSE_MESSAGE);
+        if (!map_get(y, en, "message")) problem_at(y, en, "missing key 'message'");
+        r.section = get_string(y, en, "section", true);
+        if (r.section && !has_string(sections, r.section))
+            problem_at(y, map_get(y, en, "section"), "section '%s' is not a heading of %s", r.section,
+                       lesson ? lesson : "the chapter's lesson");
+        if ((!r.finding && !r.measure) || !r.message || !r.section || *count >= MAX_DIAGNOSE) {
+            if (*count >= MAX_DIAGNOSE) problem_at(y, en, "more than %d diagnose entries for one exercise", MAX_DIAGNOSE);
+            free(r.message);
+            free(r.section);
+            continue;
+        }
+        out[(*count)++] = r;
+    }
+}
+
 /* ladder: ids of earlier exercises, each once. */
 static void parse_ladder(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
     get_string_list(y, n, "ladder", false, &e->ladder);
@@ -442,11 +544,12 @@ static void parse_ladder(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
 
 /* check_order: false when an earlier chapter could not be read, so that this
  * exercise's place in the course is unknown. */
-static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
+static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool check_order, const StrList *sections,
+                           const char *lesson) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
                                        "required_sass", "forbidden_sass", "evidence", "forbidden_symbols",
-                                       "forbidden_libraries", "ladder", NULL};
+                                       "forbidden_libraries", "ladder", "diagnose", NULL};
     static const char *const tol_keys[] = {"rel", "abs", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -524,14 +627,19 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
     parse_libraries(y, n, &e->forbidden_libraries);
     parse_ladder(c, y, n, e);
+    parse_diagnose(y, n, sections, lesson, e->chapter, e->diagnose, &e->ndiagnose);
     y->breadcrumb = NULL;
 }
 
 /* Returns whether the chapter's list of exercises was read: if not, the
  * course order of the chapters after it is unknown. */
 static bool parse_chapter(Course *c, const char *dir, int number, bool check_order, StrList *problems) {
-    static const char *const keys[] = {"title", "lesson", "exercises", NULL};
+    static const char *const keys[] = {"title", "lesson", "exercises", "diagnose", NULL};
     char *rel = xprintf("course/%s/chapter.yaml", dir);
+    StrList sections = {0};
+    char *lesson_rel = NULL;
+    DiagnoseRule shared[MAX_DIAGNOSE];
+    int nshared = 0;
     char *path = path_join(c->root, rel);
     Chapter *ch = &c->chapters[number];
     ch->dir = xstrdup(dir);
@@ -548,9 +656,11 @@ static bool parse_chapter(Course *c, const char *dir, int number, bool check_ord
         ch->lesson_path = path_join(c->root, lrel);
         if (!file_exists(ch->lesson_path))
             problem_at(&y, map_get(&y, root, "lesson"), "missing file: %s", lrel);
-        free(lrel);
+        else lesson_sections(ch->lesson_path, &sections);
+        lesson_rel = lrel;
         free(lesson);
     }
+    parse_diagnose(&y, root, &sections, lesson_rel, number, shared, &nshared);
     yaml_node_t *list = map_get(&y, root, "exercises");
     if (!list || list->type != YAML_SEQUENCE_NODE || list->data.sequence.items.top == list->data.sequence.items.start) {
         problem_at(&y, list ? list : root, "'exercises' must be a non-empty list (add one: gpucourse new exercise %s NAME --kind KIND)", dir);
@@ -562,13 +672,22 @@ static bool parse_chapter(Course *c, const char *dir, int number, bool check_ord
         memset(e, 0, sizeof *e);
         e->index = c->nexercises++;
         e->chapter = number;
-        parse_exercise(c, &y, node_at(&y, *it), e, check_order);
+        parse_exercise(c, &y, node_at(&y, *it), e, check_order, &sections, lesson_rel);
+        for (int k = 0; k < nshared && e->ndiagnose < MAX_DIAGNOSE; k++) { /* the chapter's after its own */
+            DiagnoseRule r = shared[k];
+            r.message = xstrdup(r.message);
+            r.section = xstrdup(r.section);
+            e->diagnose[e->ndiagnose++] = r;
+        }
         ch->count++;
     }
     listed = true;
 close:
     yaml_close(&y);
 out:
+    for (int k = 0; k < nshared; k++) free(shared[k].message), free(shared[k].section);
+    strlist_free(&sections);
+    free(lesson_rel);
     free(rel);
     free(path);
     return listed;
@@ -728,6 +847,7 @@ static void exercise_free(Exercise *e) {
     strlist_free(&e->forbidden_symbols);
     strlist_free(&e->ladder);
     strlist_free(&e->forbidden_libraries);
+    for (int i = 0; i < e->ndiagnose; i++) free(e->diagnose[i].message), free(e->diagnose[i].section);
 }
 
 void course_free(Course *c) {

@@ -36,6 +36,31 @@ typedef struct {
 
 enum { MAX_EVIDENCE = 8 };
 
+/* An entry of a `diagnose:` list (a chapter's, for all its exercises, or an
+ * exercise's, read first): what `gpucourse why` says when a sanitizer finds
+ * a class of hazard (`finding:`), or when a measure of the student's code
+ * compares with the reference's, or with a number, as given (`measure:`).
+ * grader/diagnose.c measures; the names are listed here so that a course
+ * file is checked when it loads. */
+typedef enum { DIAG_ABOVE_REFERENCE, DIAG_BELOW_REFERENCE, DIAG_ABOVE, DIAG_BELOW } DiagnoseCompare;
+
+typedef struct {
+    const char *finding;       /* one of course_findings, or NULL */
+    const char *measure;       /* one of course_measures, or NULL */
+    DiagnoseCompare compare;   /* measures: how it fires */
+    double value;              /* the factor (…_reference) or the bound */
+    char *message;             /* what is wrong and what to do, in the lesson's words */
+    char *section;             /* a heading of the chapter's lesson */
+    int chapter;               /* whose lesson the section is in */
+} DiagnoseRule;
+
+/* NULL-terminated: the sanitizer findings' classes (out_of_bounds,
+ * misaligned, race, barrier, uninitialized, launch_error) and the measures
+ * (sectors_per_request, bank_conflicts, occupancy, ...). */
+extern const char *const course_findings[];
+extern const char *const course_measures[];
+enum { MAX_DIAGNOSE = 24, MAX_DIAGNOSE_MESSAGE = 300 };
+
 typedef struct Exercise {
     char *id;                  /* ex01, ex02, ... in course order */
     char *name;                /* vector_add */
@@ -63,6 +88,8 @@ typedef struct Exercise {
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */
     StrList forbidden_libraries; /* names from course_libraries it must not use (default: all) */
     StrList ladder;            /* ids of earlier exercises whose best results its card lists, as rungs below it */
+    DiagnoseRule diagnose[MAX_DIAGNOSE]; /* its own `diagnose:` entries, then its chapter's */
+    int ndiagnose;
     int chapter;               /* index into Course.chapters */
     int index;                 /* index into Course.exercises */
     char *where;               /* "file:line:col" of the exercise, for messages */

@@ -34,6 +34,9 @@ static const char usage_text[] =
     "  grade EX             compile, check and time your solution\n"
     "  grade --chapter N    every exercise of chapter N\n"
     "  grade --all          every exercise of the course\n"
+    "  why EX               grade EX, then say why it failed: your code under compute-sanitizer\n"
+    "                       (wrong answers, faults, hangs) or its GPU counters beside the\n"
+    "                       reference's (too slow); the verdict stays the grade's\n"
     "  hint EX              the next hint (one more each time)\n"
     "  solution EX          the reference solution, once you passed\n"
     "  reset EX             restore the stub (your file is kept in backups/)\n"
@@ -56,6 +59,7 @@ static const char usage_text[] =
     "options:\n"
     "  --format text|json|junit   output of grade (default text); check-course: text or json\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
+    "  --explain                  grade: after each failing grade, what why says\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
@@ -86,6 +90,7 @@ typedef struct {
     bool all;
     const char *kind, *title; /* new */
     bool calibrate;           /* check-course */
+    bool explain;             /* grade --explain; why: every verdict */
     int runs;                 /* check-course --calibrate; 0: 5 */
 } Options;
 
@@ -304,7 +309,14 @@ static int combined_exit(const GradeResult *rs, int count) {
     return code;
 }
 
-static int cmd_grade(Session *s, const Options *o, const char *key) {
+/* Whether a grade gets a diagnosis: why diagnoses every verdict (a pass
+ * shows its counters beside the reference's), --explain the failures. */
+static bool explained(const Options *o, bool why, Verdict v) {
+    if (why) return true;
+    return o->explain && v != V_PASS && v != V_SKIPPED && v != V_INTERRUPTED;
+}
+
+static int cmd_grade(Session *s, const Options *o, const char *key, bool why) {
     const Exercise **list = xcalloc((size_t)s->course->nexercises, sizeof *list);
     int count = 0;
     if (o->all) {
@@ -327,6 +339,8 @@ static int cmd_grade(Session *s, const Options *o, const char *key) {
         list[count++] = e;
     }
     GradeResult *rs = xcalloc((size_t)count, sizeof *rs);
+    Diagnosis *ds = xcalloc((size_t)count, sizeof *ds);
+    bool any_diagnosis = false;
     int graded = 0;
     for (int i = 0; i < count; i++) {
         GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = on_phase, .ctx = (void *)list[i]};
@@ -339,12 +353,19 @@ static int cmd_grade(Session *s, const Options *o, const char *key) {
         free(notice);
         if (o->format == FORMAT_TEXT) {
             report_text(stdout, list[i], &rs[i]);
-            if (i + 1 < count) putchar('\n');
             fflush(stdout);
         }
+        if (explained(o, why, rs[i].verdict)) {
+            DiagnoseOptions dop = {.on_phase = on_phase, .ctx = (void *)list[i]};
+            diagnose_exercise(s->course, &s->ws, list[i], &rs[i], &dop, &ds[i]);
+            any_diagnosis = true;
+            if (o->format == FORMAT_TEXT) report_diagnosis_text(stdout, s->course, list[i], &rs[i], &ds[i]);
+        }
+        if (o->format == FORMAT_TEXT && i + 1 < count) putchar('\n');
+        fflush(stdout);
         if (rs[i].verdict == V_INTERRUPTED) break;
     }
-    if (o->format == FORMAT_JSON) report_json(stdout, list, rs, graded);
+    if (o->format == FORMAT_JSON) report_json_diagnosed(stdout, list, rs, any_diagnosis ? ds : NULL, graded);
     if (o->format == FORMAT_JUNIT) report_junit(stdout, list, rs, graded);
     if (o->format == FORMAT_TEXT && count > 1) {
         int passed = 0, skipped = 0;
@@ -354,6 +375,7 @@ static int cmd_grade(Session *s, const Options *o, const char *key) {
     int code = combined_exit(rs, graded);
     for (int i = 0; i < graded; i++) grade_result_free(&rs[i]);
     free(rs);
+    free(ds);
     free(list);
     return code;
 }
@@ -970,6 +992,7 @@ int main(int argc, char **argv) {
         {"chapter", required_argument, NULL, 'C'}, {"all", no_argument, NULL, 'a'},
         {"kind", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 'T'},
         {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
+        {"explain", no_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     proc_harden_self(); /* before anything of the student's runs: see proc.c */
@@ -1010,6 +1033,7 @@ int main(int argc, char **argv) {
         case 'k': o.kind = optarg; break;
         case 'T': o.title = optarg; break;
         case 'L': o.calibrate = true; break;
+        case 'x': o.explain = true; break;
         case 'r': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -1033,12 +1057,13 @@ int main(int argc, char **argv) {
     if (cmd && !strcmp(cmd, "new")) return cmd_new(&o, (const char *const *)argv + optind + 1, extra - 1);
     if (o.kind || o.title) return fail_usage("%s", "--kind and --title go with new");
     if (o.calibrate || o.runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
+    if (o.explain && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--explain goes with grade");
 
     static const struct {
         const char *name;
         int args; /* 1: needs EX, 2: takes one */
     } commands[] = {{"list", 0},  {"show", 1},     {"grade", 1}, {"hint", 1},
-                    {"solution", 1}, {"reset", 1}, {"progress", 0}, {"bench", 0}, {"watch", 2}};
+                    {"solution", 1}, {"reset", 1}, {"progress", 0}, {"bench", 0}, {"watch", 2}, {"why", 1}};
     int which = -1;
     for (size_t i = 0; cmd && i < ARRAY_SIZE(commands); i++)
         if (!strcmp(cmd, commands[i].name)) which = (int)i;
@@ -1061,7 +1086,8 @@ int main(int argc, char **argv) {
     if (!cmd) rc = tui_can_draw() ? run_app(&s, &o, NULL, false) : cmd_start(&s);
     else if (!strcmp(cmd, "list")) rc = cmd_list(&s);
     else if (!strcmp(cmd, "show")) rc = cmd_show(&s, arg);
-    else if (!strcmp(cmd, "grade")) rc = cmd_grade(&s, &o, arg);
+    else if (!strcmp(cmd, "grade")) rc = cmd_grade(&s, &o, arg, false);
+    else if (!strcmp(cmd, "why")) rc = cmd_grade(&s, &o, arg, true);
     else if (!strcmp(cmd, "hint")) rc = cmd_hint(&s, arg);
     else if (!strcmp(cmd, "solution")) rc = cmd_solution(&s, arg);
     else if (!strcmp(cmd, "reset")) rc = cmd_reset(&s, arg);

@@ -1,0 +1,39 @@
+/* The names of the H100's hardware counters that gpucourse reads (the
+ * evidence checks, grader/evidence.c, and the diagnosis, grader/diagnose.c),
+ * in one place. */
+#ifndef GPUCOURSE_METRICS_H
+#define GPUCOURSE_METRICS_H
+
+/* The H100's counters (ncu --query-metrics --chip gh100), each a sum over
+ * the whole GPU for the one call. Measured on the course's references and
+ * plain-path answers with tools/evidence-probe.sh (docs/authoring.md). */
+#define TMA_LOAD_BYTES "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"
+#define TMA_STORE_BYTES "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"
+#define LOAD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+#define LOAD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+#define STORE_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+#define LDSM_INSTS "smsp__inst_executed_op_ldsm.sum"
+#define SHARED_LOAD_INSTS "smsp__inst_executed_op_shared_ld.sum"
+#define LDGSTS_INSTS "smsp__inst_executed_op_ldgsts.sum"
+#define GLOBAL_LOAD_INSTS "smsp__inst_executed_op_global_ld.sum"
+#define BANK_CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+#define SHARED_WAVEFRONTS "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+/* The tensor pipe's busy cycles by instruction type: every 16-bit, 8-bit
+ * and TF32 type, and FP64 (DMMA: products of floats are exact in double, so
+ * a DMMA GEMM meets FP32's error bound). Not sm__pipe_tensor_cycles_active:
+ * it read 9.8e-4 cycles per FLOP for ex36's FP32 SIMT reference. */
+#define TENSOR_CYCLES "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum"
+#define DMMA_CYCLES "sm__pipe_tensor_op_dmma_cycles_active.sum"
+#define OPS(path, type) "sm__ops_path_tensor_op_" path "_src_" type ".sum"
+
+/* For the diagnosis (gpucourse why). */
+#define STORE_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+#define LOCAL_LOAD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
+#define LOCAL_STORE_SECTORS "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
+#define DRAM_READ_BYTES "dram__bytes_read.sum"
+#define DRAM_WRITE_BYTES "dram__bytes_write.sum"
+#define WARPS_ACTIVE_PCT "sm__warps_active.avg.pct_of_peak_sustained_active"
+#define ISSUE_ACTIVE_PCT "sm__inst_issued.avg.pct_of_peak_sustained_active"
+#define SM_CYCLES "sm__cycles_elapsed.sum"
+
+#endif
