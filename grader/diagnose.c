@@ -213,7 +213,15 @@ int diagnose_parse_sanitizer(const char *tool, const char *log, const char *stud
             }
         if (!dup && n < max) out[n++] = f;
     }
-    return n;
+    /* an API call that failed after a fault is the fault's echo: said only when nothing else was */
+    int kept = 0;
+    for (int k = 0; k < n; k++)
+        if (strcmp(out[k].finding, "launch_error") || kept == 0) out[kept++] = out[k];
+    if (kept > 1 && !strcmp(out[0].finding, "launch_error")) {
+        memmove(out, out + 1, sizeof *out * (size_t)(kept - 1));
+        kept--;
+    }
+    return kept;
 }
 
 /* ------------------------------------------------------------ sizes */

@@ -59,8 +59,15 @@ void kernel_name(const char *mangled, char *buf, size_t size) {
         p++;
         while (*p == 'K' || *p == 'V' || *p == 'r') p++;
         for (int k = 0; *p && *p != 'E'; k++) {
+            size_t mark = len;
             if (k) len += (size_t)snprintf(out + len, len < sizeof out ? sizeof out - len : 0, "::");
             if (!source_name(&p, out, sizeof out, &len)) return;
+            if (strstr(out + mark, "_GLOBAL__N_")) { /* an anonymous namespace: left out */
+                len = mark;
+                out[len] = '\0';
+                k = -1;
+                continue;
+            }
             if (*p == 'I') template_args(&p, out, sizeof out, &len);
         }
     } else {

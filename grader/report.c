@@ -41,17 +41,9 @@ static void print_indented(FILE *out, const char *text, int lines, size_t droppe
     if (rest) fprintf(out, "    | ... %zu more bytes not shown\n", rest);
 }
 
-/* Whether the map is all '+': spread thin over the output, when the fold
- * onto one tile says more. */
-static bool map_spread(const WrongMap *m) {
-    int partly = 0, cells = 0;
-    for (int i = 0; i < m->nrows; i++)
-        for (const char *c = m->grid[i]; *c; c++) partly += *c == '+', cells++;
-    return cells && partly * 2 >= cells;
-}
-
-/* A fold with positions always wrong and positions always right: the
- * same mistake in every tile. */
+/* A fold with positions wrong in every tile and positions right in every
+ * tile: the same mistake in every tile (a tail or one bad block has no
+ * position wrong in all tiles). */
 static bool fold_telling(const WrongMap *m) {
     int all = 0, none = 0;
     for (int i = 0; i < m->nfold; i++)
@@ -70,7 +62,7 @@ void report_wrong_map(FILE *out, const WrongMap *m) {
         fprintf(out, "  where      %s has %lld elements, %lld wrong at %s; each cell %s%lld elements:\n", m->name,
                 m->cols, m->wrong, m->size, m->cols % m->grid_cols ? "about " : "", (m->cols + m->grid_cols - 1) / m->grid_cols);
     for (int i = 0; i < m->nrows; i++) fprintf(out, "             |%s|\n", m->grid[i]);
-    if (map_spread(m) && fold_telling(m)) {
+    if (fold_telling(m)) {
         fprintf(out, "             the same positions are wrong in every 16 x 16 tile ('#': in all tiles):\n");
         for (int i = 0; i < m->nfold; i++) fprintf(out, "             |%s|\n", m->fold[i]);
     }

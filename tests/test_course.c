@@ -198,8 +198,70 @@ static void test_unknown_key(void **state) {
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
                    "kind, file, summary, task, sizes, tolerance, floors, floors_why, timeout, timeout_hint, hints, "
-                   "required_sass, forbidden_sass, evidence, forbidden_symbols, forbidden_libraries, ladder) (in "
+                   "required_sass, forbidden_sass, evidence, forbidden_symbols, forbidden_libraries, ladder, diagnose) "
+                   "(in exercise 'ex02')");
+}
+
+/* diagnose: entries of a chapter (for all its exercises) and of an
+ * exercise (first), and what is wrong with bad ones. */
+static void test_diagnose_entries(void **state) {
+    (void)state;
+    const char *from = "    required_sass: [LDG.E.128]\n";
+    const char *at = strstr(good_chapter, from);
+    const char *lesson = strstr(good_chapter, "lesson: lesson.md\n") + strlen("lesson: lesson.md\n");
+    char *chapter = xprintf("%.*sdiagnose:\n  - finding: race\n    message: a race\n    section: One\n"
+                            "%.*s    diagnose:\n      - measure: sectors_per_request\n        above_reference: 1.5\n"
+                            "        message: not coalesced\n        section: One\n%s",
+                            (int)(lesson - good_chapter), good_chapter, (int)(at - lesson), lesson, at);
+    char *root = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(root, &problems);
+    for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+    assert_non_null(c);
+    Exercise *e1 = course_find(c, "ex01"), *e2 = course_find(c, "ex02");
+    assert_int_equal(e1->ndiagnose, 1);
+    assert_string_equal(e1->diagnose[0].finding, "race");
+    assert_int_equal(e2->ndiagnose, 2);
+    assert_string_equal(e2->diagnose[0].measure, "sectors_per_request");
+    assert_int_equal(e2->diagnose[0].compare, DIAG_ABOVE_REFERENCE);
+    assert_true(e2->diagnose[0].value > 1.49 && e2->diagnose[0].value < 1.51);
+    assert_string_equal(e2->diagnose[0].section, "One");
+    assert_string_equal(e2->diagnose[1].finding, "race");
+    assert_string_equal(e2->diagnose[1].message, "a race");
+    course_free(c);
+    tmpdir_remove(root);
+    free(chapter);
+    strlist_free(&problems);
+    const char *entry = "    diagnose:\n      - %s\n        message: m\n        section: %s\n";
+    char *bad = xprintf(entry, "finding: races", "One");
+    expect_problem(from, bad,
+                   "course/01-one/chapter.yaml:29:18: unknown finding 'races' (known: out_of_bounds, misaligned, race, "
+                   "barrier, uninitialized, launch_error) (in exercise 'ex02')");
+    free(bad);
+    bad = xprintf(entry, "measure: sectors", "One");
+    expect_problem(from, bad,
+                   "course/01-one/chapter.yaml:29:18: unknown measure 'sectors' (known: sectors_per_request, "
+                   "store_sectors_per_request, bank_conflicts, occupancy, dram_bytes, local_bytes, issue_active, "
+                   "tensor_active, tma_load_share, registers, spill_bytes, shared_bytes) (in exercise 'ex02')");
+    free(bad);
+    bad = xprintf(entry, "measure: occupancy", "One");
+    expect_problem(from, bad,
+                   "course/01-one/chapter.yaml:29:9: measure 'occupancy' needs one of above_reference, "
+                   "below_reference, above, below (in exercise 'ex02')");
+    free(bad);
+    bad = xprintf(entry, "finding: race", "Coalescing");
+    expect_problem(from, bad,
+                   "course/01-one/chapter.yaml:31:18: section 'Coalescing' is not a heading of "
+                   "course/01-one/lesson.md (in exercise 'ex02')");
+    free(bad);
+    bad = xprintf(entry, "finding: race\n        measure: occupancy\n        above: 1", "One");
+    expect_problem(from, bad,
+                   "course/01-one/chapter.yaml:29:9: a diagnose entry names either a 'finding' or a 'measure' (in "
                    "exercise 'ex02')");
+    free(bad);
+    expect_problem(from, "    diagnose: {finding: race}\n",
+                   "course/01-one/chapter.yaml:28:15: 'diagnose' must be a list of entries, each with 'finding' or "
+                   "'measure' (in exercise 'ex02')");
 }
 
 /* The rung below an exercise: its ladder's last entry, else the nearest
@@ -716,7 +778,7 @@ int main(void) {
         cmocka_unit_test(test_several_timing_sizes), cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_rung_below),
+        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_diagnose_entries), cmocka_unit_test(test_rung_below),
         cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_ladder), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),

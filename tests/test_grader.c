@@ -9,6 +9,8 @@
 #include "../grader/grader.h"
 #include "../grader/sass.h"
 #include "../grader/report.h"
+#include "../grader/diagnose.h"
+#include "../grader/metrics.h"
 
 static Exercise exercise(void) {
     Exercise e = {0};
@@ -1134,6 +1136,232 @@ static void test_repairs_in_the_whole_stream(void **state) {
     assert_non_null(strstr(r.reason, "C7519"));
 }
 
+/* compute-sanitizer's logs as the H100 wrote them (tools/verify-diagnosis.sh):
+ * the finding's class, the line in the student's file, the details. */
+static void test_sanitizer_logs(void **state) {
+    (void)state;
+    Finding f[MAX_FINDINGS];
+    char *log = read_file("tests/data/sanitizer_memcheck.txt", NULL);
+    assert_int_equal(diagnose_parse_sanitizer("memcheck", log, "ex01_illegal_address.cu", f, MAX_FINDINGS), 1);
+    assert_string_equal(f[0].finding, "out_of_bounds"); /* the API error after the fault is its echo */
+    assert_string_equal(f[0].what, "Invalid __global__ write of size 4 bytes");
+    assert_string_equal(f[0].function, "add");
+    assert_string_equal(f[0].file, "ex01_illegal_address.cu");
+    assert_int_equal(f[0].line, 5);
+    assert_int_equal(f[0].repeats, 2);
+    assert_string_equal(f[0].detail, "thread (64,0,0) in block (2,0,0); 274,638,841,601 bytes past the end of an "
+                                     "allocation of 512 bytes");
+    free(log);
+    log = read_file("tests/data/sanitizer_racecheck.txt", NULL);
+    assert_int_equal(diagnose_parse_sanitizer("racecheck", log, "ex36_no_barrier_after_loads.cu", f, MAX_FINDINGS), 1);
+    assert_string_equal(f[0].finding, "race");
+    assert_int_equal(f[0].line, 35);
+    assert_string_equal(f[0].what, "shared-memory race: a write at line 35 and a read at lines 37, 38 (17920 hazards)");
+    free(log);
+    log = read_file("tests/data/sanitizer_initcheck.txt", NULL);
+    assert_int_equal(diagnose_parse_sanitizer("initcheck", log, "ex10_counter_not_reset.cu", f, MAX_FINDINGS), 1);
+    assert_string_equal(f[0].finding, "uninitialized");
+    assert_string_equal(f[0].function, "sum_kernel"); /* the student's frame, not the library's */
+    assert_int_equal(f[0].line, 27);
+    assert_int_equal(diagnose_parse_sanitizer("initcheck", log, "other.cu", f, MAX_FINDINGS), 1);
+    assert_string_equal(f[0].file, "cuda_ptx_generated.h"); /* no frame of the student's: the first place */
+    free(log);
+    log = read_file("tests/data/sanitizer_clean.txt", NULL);
+    assert_int_equal(diagnose_parse_sanitizer("racecheck", log, "x.cu", f, MAX_FINDINGS), 0);
+    free(log);
+    /* damaged: cut anywhere, or not a log at all */
+    assert_int_equal(diagnose_parse_sanitizer("memcheck", "=========     at f+0x1 in", "x.cu", f, MAX_FINDINGS), 0);
+    assert_int_equal(diagnose_parse_sanitizer("memcheck", "garbage\n\n", "x.cu", f, MAX_FINDINGS), 0);
+    assert_int_equal(diagnose_parse_sanitizer("memcheck", "========= Invalid", "x.cu", f, MAX_FINDINGS), 1);
+    assert_int_equal(f[0].line, 0);
+}
+
+/* ptxas's figures (nvcc --resource-usage) per kernel, and the log without them. */
+static void test_kernel_figures(void **state) {
+    (void)state;
+    char *log = read_file("tests/data/ptxas_resources.txt", NULL);
+    KernelInfo k[MAX_KERNELS];
+    assert_int_equal(kernels_parse(log, k, MAX_KERNELS), 2);
+    assert_string_equal(k[0].name, "ns::spill");
+    assert_int_equal(k[0].registers, 32);
+    assert_int_equal(k[0].stack, 256);
+    assert_int_equal(k[0].spill_stores, 8);
+    assert_int_equal(k[0].spill_loads, 12);
+    assert_string_equal(k[1].name, "tk<128>");
+    assert_int_equal(k[1].shared, 512);
+    assert_int_equal(k[1].barriers, 1);
+    char text[256];
+    kernel_text(&k[0], text, sizeof text);
+    assert_string_equal(text, "ns::spill: 32 registers, 0 B shared, SPILLS 8 B stored, 12 B loaded, 256 B stack");
+    kernel_text(&k[1], text, sizeof text);
+    assert_string_equal(text, "tk<128>: 10 registers, 512 B shared, no spills");
+    char *shown = kernels_strip_log(log);
+    assert_string_equal(shown, "ex38.cu(12): warning #177-D: variable \"unused\" was declared but never referenced\n");
+    free(shown);
+    free(log);
+    kernel_name("_ZN48_GLOBAL__N__d8389f5a_18_ex01_vector_add_cu_solve17vector_add_kernelEPKfS1_Pfi", text, sizeof text);
+    assert_string_equal(text, "vector_add_kernel");
+    kernel_name("_Z4gemmILi64ELin2EEvv", text, sizeof text);
+    assert_string_equal(text, "gemm<64, -2>");
+    kernel_name("_Z9", text, sizeof text); /* cut short: as given */
+    assert_string_equal(text, "_Z9");
+}
+
+/* The picture of where the output is wrong: read from the judge's lines
+ * (the first map only), drawn in the report and the JSON. */
+static void test_wrong_map(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("wrong_map_2d", &exited_ok, &r), V_WRONG);
+    assert_true(r.wrong_map.present);
+    assert_int_equal(r.wrong_map.nrows, 16);
+    assert_int_equal(r.wrong_map.nfold, 16);
+    assert_string_equal(r.wrong_map.name, "d");
+    assert_int_equal(r.wrong_map.wrong, 256);
+    Exercise e = exercise();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(buf, "d is 64 x 64, 256 wrong at 64x64; each cell 4 x 1 elements"));
+    assert_non_null(strstr(buf, "the same positions are wrong in every 16 x 16 tile"));
+    assert_non_null(strstr(buf, "|...#...#...#...#|"));
+    assert_null(strstr(buf, "forged"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    const Exercise *es[] = {&e};
+    report_json(f, es, &r, 1);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"wrong_map\": {\"size\": \"64x64\", \"array\": \"d\", \"rows\": 64, \"cols\": 64"));
+    assert_non_null(strstr(buf, "\"tile_fold\": [\"...#...#...#...#\""));
+    assert_non_null(strstr(buf, "\"diagnosis\": null"));
+    free(buf);
+    grade_result_free(&r);
+
+    assert_int_equal(decide("wrong_map_1d", &exited_ok, &r), V_WRONG);
+    assert_int_equal(r.wrong_map.rows, 1);
+    assert_int_equal(r.wrong_map.runs_total, 1);
+    f = open_memstream(&buf, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(buf, "c has 1000 elements, 24 wrong at 1000; each cell about 16 elements"));
+    assert_non_null(strstr(buf, "|..............................................................+#|"));
+    assert_non_null(strstr(buf, "wrong runs of indices: 976-999"));
+    assert_null(strstr(buf, "16 x 16 tile"));
+    free(buf);
+    grade_result_free(&r);
+}
+
+/* Where the sanitizers run: the smallest failing check size, else where the run stopped. */
+static void test_sanitizer_size(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    SizeSpec sizes[2] = {{1, {1000}}, {1, {65537}}};
+    e.check_sizes = sizes;
+    e.ncheck_sizes = 2;
+    GradeResult r = {0};
+    char size[64];
+    r.verdict = V_WRONG;
+    r.nchecks = 2;
+    snprintf(r.checks[0].size, sizeof r.checks[0].size, "1000");
+    r.checks[0].ok = true;
+    snprintf(r.checks[1].size, sizeof r.checks[1].size, "65537");
+    assert_true(diagnose_sanitizer_size(&e, &r, size, sizeof size));
+    assert_string_equal(size, "65537");
+    r.verdict = V_RUNTIME_ERROR; /* it stopped in the second size */
+    r.nchecks = 1;
+    assert_true(diagnose_sanitizer_size(&e, &r, size, sizeof size));
+    assert_string_equal(size, "65537");
+    r.verdict = V_WRONG; /* wrong at a timed size: the checks passed */
+    r.nchecks = 2;
+    r.checks[1].ok = true;
+    assert_true(diagnose_sanitizer_size(&e, &r, size, sizeof size));
+    assert_string_equal(size, "1000");
+    e.ncheck_sizes = 0;
+    assert_false(diagnose_sanitizer_size(&e, &r, size, sizeof size));
+}
+
+/* Measures from counters, the entries that fire, the words on findings no
+ * entry names, and the diagnosis as text and JSON. */
+static void test_diagnosis_hints(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.chapter = 0;
+    e.ndiagnose = 3;
+    e.diagnose[0] = (DiagnoseRule){.measure = "sectors_per_request", .compare = DIAG_ABOVE_REFERENCE, .value = 1.5,
+                                   .message = "not coalesced", .section = "Sectors", .chapter = 0};
+    e.diagnose[1] = (DiagnoseRule){.measure = "sectors_per_request", .compare = DIAG_BELOW_REFERENCE, .value = 0.5,
+                                   .message = "narrow loads", .section = "16-byte accesses", .chapter = 0};
+    e.diagnose[2] = (DiagnoseRule){.finding = "race", .message = "a barrier is missing", .section = "Barriers",
+                                   .chapter = 0};
+    char *metrics = diagnose_metrics(&e);
+    assert_string_equal(metrics, LOAD_SECTORS "," LOAD_REQUESTS);
+    free(metrics);
+    Counters c = {.status = COUNTERS_COLLECTED, .in_bytes = 100, .out_bytes = 50, .n = 2};
+    snprintf(c.names[0], sizeof c.names[0], "%s", LOAD_SECTORS);
+    snprintf(c.names[1], sizeof c.names[1], "%s", LOAD_REQUESTS);
+    c.values[0] = 33;
+    c.values[1] = 2;
+    double v = 0;
+    assert_true(diagnose_measure("sectors_per_request", &c, NULL, 0, &v));
+    assert_true(v > 16.49 && v < 16.51);
+    assert_false(diagnose_measure("occupancy", &c, NULL, 0, &v)); /* not collected: no value */
+    c.status = COUNTERS_FAILED;
+    assert_false(diagnose_measure("sectors_per_request", &c, NULL, 0, &v));
+
+    Diagnosis d = {.kind = DIAG_COUNTERS, .nrows = 1, .wall_s = 2.5};
+    snprintf(d.size, sizeof d.size, "4096x4096x4096");
+    d.rows[0] = (MeasureRow){"sectors_per_request", 16.5, 2.5, true, true};
+    diagnose_hints(NULL, &e, &d);
+    assert_int_equal(d.nhints, 1);
+    assert_string_equal(d.hints[0].text, "not coalesced (sectors per global load request: yours 16.50, the reference's 2.50)");
+    assert_string_equal(d.hints[0].section, "Sectors");
+    d.rows[0].has_reference = false; /* compared with a reference it has not: nothing fires */
+    diagnose_hints(NULL, &e, &d);
+    assert_int_equal(d.nhints, 0);
+    d.rows[0] = (MeasureRow){"sectors_per_request", 1, 4, true, true};
+    diagnose_hints(NULL, &e, &d);
+    assert_int_equal(d.nhints, 1);
+    assert_non_null(strstr(d.hints[0].text, "narrow loads"));
+
+    Diagnosis z = {.kind = DIAG_SANITIZER, .ntools = 1};
+    snprintf(z.tools[0].tool, sizeof z.tools[0].tool, "racecheck");
+    z.tools[0].finished = true;
+    z.tools[0].nfindings = 2;
+    z.tools[0].findings[0] = (Finding){.finding = "race", .file = "ex36.cu", .line = 35, .what = "shared-memory race"};
+    z.tools[0].findings[1] = (Finding){.finding = "misaligned", .what = "Invalid __global__ read"};
+    diagnose_hints(NULL, &e, &z);
+    assert_int_equal(z.nhints, 2);
+    assert_string_equal(z.hints[0].text, "racecheck: a barrier is missing (line 35 of ex36.cu)");
+    assert_non_null(strstr(z.hints[1].text, "16-byte-aligned")); /* the built-in word */
+    assert_string_equal(z.hints[1].section, "");
+
+    Course course = {0};
+    Chapter ch = {.title = "Memory"};
+    course.chapters = &ch;
+    course.nchapters = 1;
+    GradeResult r = {.verdict = V_SLOW};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_diagnosis_text(f, &course, &e, &r, &d);
+    report_diagnosis_text(f, &course, &e, &r, &z);
+    fclose(f);
+    assert_non_null(strstr(buf, "why ex01: too slow; your call and the reference's at 4096x4096x4096"));
+    assert_non_null(strstr(buf, "sectors per global load request"));
+    assert_non_null(strstr(buf, "see '16-byte accesses' in the lesson of chapter 1 (Memory)"));
+    assert_non_null(strstr(buf, "racecheck  2 kinds of report"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    json_diagnosis(f, &z);
+    fclose(f);
+    assert_non_null(strstr(buf, "{\"kind\": \"sanitizer\""));
+    assert_non_null(strstr(buf, "\"findings\": [{\"class\": \"race\""));
+    assert_non_null(strstr(buf, "\"line\": 35"));
+    free(buf);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
@@ -1157,6 +1385,8 @@ int main(void) {
         cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
+        cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
