@@ -585,8 +585,10 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
     case V_REQUIREMENT:
     case V_PASS: d->kind = DIAG_COUNTERS; break;
     default:
-        snprintf(d->why_not, sizeof d->why_not, "a %s is not diagnosed on the GPU: %s", verdict_title(r->verdict),
-                 r->verdict == V_COMPILE_ERROR ? "the compiler's messages above say where" : "nothing of yours ran");
+        if (r->verdict == V_COMPILE_ERROR)
+            snprintf(d->why_not, sizeof d->why_not, "your file did not compile: the compiler's messages above say where");
+        else if (r->verdict == V_SKIPPED) snprintf(d->why_not, sizeof d->why_not, "nothing ran: %.380s", r->reason);
+        else snprintf(d->why_not, sizeof d->why_not, "nothing of yours ran (%s)", verdict_title(r->verdict));
         goto out;
     }
     if (r->verdict == V_TIMEOUT && !r->device[0]) { /* the compiler timed out: nothing ran */

@@ -863,6 +863,27 @@ static int cmd_doctor(const Options *o) {
                 "the exercises that require instructions (required_sass, forbidden_sass) cannot pass without it: it "
                 "ships with the full CUDA Toolkit (package cuda-cuobjdump-X-Y)");
     free(cuobjdump);
+    /* gpucourse why runs the student's code under it (grader/diagnose.h) */
+    char *sanitizer = toolchain_tool(&t, "compute-sanitizer");
+    char sanitizer_detail[300] = "not found";
+    bool sanitizer_ok = false;
+    if (sanitizer) {
+        const char *argv[] = {sanitizer, "--version", NULL};
+        ProcSpec spec = {.argv = argv, .timeout_s = 30, .capture_limit = 4096};
+        ProcResult res;
+        if (proc_run(&spec, &res) == 0) {
+            sanitizer_ok = res.exited && res.exit_code == 0;
+            const char *v = strstr(res.output, "Version ");
+            snprintf(sanitizer_detail, sizeof sanitizer_detail, "%s%s%.*s", sanitizer, v ? ", " : "",
+                     v ? (int)strcspn(v, "\n") : 0, v ? v : "");
+            if (!sanitizer_ok) snprintf(sanitizer_detail, sizeof sanitizer_detail, "%s does not run", sanitizer);
+            proc_result_free(&res);
+        }
+    }
+    doctor_line(sanitizer_ok, "sanitizer", sanitizer_detail,
+                "gpucourse why cannot look for races and faults in your code without it: it ships with the CUDA "
+                "Toolkit (package cuda-sanitizer-X-Y)");
+    free(sanitizer);
     /* the GPU's counters: the evidence that chapters 7-10 pass on */
     char *cupti = toolchain_cupti(&t);
     doctor_line(cupti != NULL, "CUPTI", cupti ? cupti : "not found",
@@ -875,7 +896,8 @@ static int cmd_doctor(const Options *o) {
                     admin_only == 0 ? "readable by every user"
                     : geteuid() == 0 ? "readable by administrators only; you run as root"
                                      : "the driver lets only administrators read the GPU's counters (RmProfilingAdminOnly: 1)",
-                    "the exercises that require evidence (chapters 7-10) are not graded until they are readable: as root, "
+                    "the exercises that require evidence (chapters 7-10) are not graded, and gpucourse why shows no counters, "
+                    "until they are readable: as root, "
                     "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' > /etc/modprobe.d/gpucourse-profiling.conf "
                     "and reboot (or reload the nvidia module)");
     SandboxStatus sb;

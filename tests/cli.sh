@@ -72,6 +72,19 @@ t_json() { code_is 77 "$GC" grade ex01 --format json && has '"verdict": "skipped
            python3 -c "import json,sys; json.load(open('$T/got'))"; }
 check "grade --format json says skipped and is valid JSON" t_json
 
+t_kernels() { code_is 77 "$GC" grade ex01 && has "^  kernels    .*: [0-9]* registers, 0 B shared, no spills" &&
+              ! grep -q "ptxas info" "$T/got"; }
+check "the card says each kernel's registers, shared memory and spills (ptxas), and nvcc's log leaves them out" t_kernels
+t_why_nogpu() { code_is 77 "$GC" why ex01 && has "^SKIPPED ex01" && has "^why ex01: no diagnosis: nothing ran: no GPU"; }
+check "why without a GPU: the grade's exit code, and why nothing was diagnosed" t_why_nogpu
+t_why_json() { code_is 77 "$GC" why ex01 --format json &&
+               python3 -c "import json; d=json.load(open('$T/got'))['results'][0]; k=d['kernels'][0]; assert k['registers'] > 0 and k['spill_store_bytes'] == 0, k; assert d['diagnosis']['kind'] == 'none', d['diagnosis']; assert d['wrong_map'] is None"; }
+check "why --format json: the diagnosis object, the kernels, no picture" t_why_json
+t_explain() { code_is 77 "$GC" grade ex01 --explain && ! has "^why ex01" 2>/dev/null; }
+check "grade --explain: a skipped grade is not explained" t_explain
+check "--explain goes with grade only: usage error 64" sh -c "$GC list --explain; test \$? = 64"
+check "why without an exercise: usage error 64" sh -c "$GC why; test \$? = 64"
+
 echo 'this is not CUDA' >>"$T/ws/exercises/ex02_flip_lr.cu"
 t_compile() { code_is 3 "$GC" grade ex02 && has "compile    failed" && has "error" && has "^FAIL ex02: compile error"; }
 check "a compile error: exit 3 with nvcc's message" t_compile
