@@ -72,7 +72,7 @@ static const char usage_text[] =
     "keys of the app (also on ?):\n"
     "  j/k or arrows move   Enter open   Esc back   e edit in $EDITOR   g grade (live log;\n"
     "  Ctrl-C cancels)   h next hint   s solution, once passed   r reset   n/p next/previous\n"
-    "  l lesson   w watch mode (grade on save)   ? help   q quit\n"
+    "  l lesson   w watch mode (grade on save)   y why (on a result card)   ? help   q quit\n"
     "\n"
     "exit codes of grade (and of check-course and doctor where they apply):\n"
     "  0 pass   1 wrong answer   2 too slow   3 compile error   4 runtime error or timeout\n"

@@ -178,6 +178,12 @@ t_no_gpu() {
 }
 check "grading without a GPU: the no-GPU message, not a failure" t_no_gpu
 
+t_why() {
+    wait_for " y why" && keys y && wait_for "no diagnosis (below the card)" 30 &&
+        wait_for "no diagnosis: nothing ran: no GPU" && keys G && wait_for "Kernels" && wait_for "registers, 0 B shared"
+}
+check "y on the result card: why, below the card (without a GPU: why nothing ran); the kernels' figures" t_why
+
 t_edit_compile_error() {
     keys Escape && wait_for "Hints     1 of 3 seen" && keys e && wait_for "back from" &&
         grep -q 'this is not CUDA' "$T/ws/exercises/ex02_flip_lr.cu" &&

@@ -136,10 +136,36 @@ static void grade(App *a, int ex, const char *why) {
     if (a->have_result[ex]) grade_result_free(&a->results[ex]);
     a->results[ex] = r;
     a->have_result[ex] = true;
+    a->have_diagnosis[ex] = false;
     a->view = VIEW_RESULT;
     a->scroll = 0;
     if (!a->message[0])
         app_message(a, card_verdict_style(r.verdict), "%s%s: %s", why, e->id, verdict_title(r.verdict));
+}
+
+/* y on a result card: gpucourse why of that result, shown below the card. */
+static void why(App *a) {
+    int ex = a->ex;
+    if (a->view != VIEW_RESULT || !a->have_result[ex]) {
+        app_message(a, S_DIM, "y explains a grade: open a result card first (g grades)");
+        return;
+    }
+    const Exercise *e = &a->course->exercises[ex];
+    a->grading_ex = ex;
+    a->view = VIEW_GRADING;
+    a->log.len = 0;
+    if (a->log.buf) a->log.buf[0] = '\0';
+    snprintf(a->phase, sizeof a->phase, "diagnosing");
+    grading_redraw(a, true);
+    DiagnoseOptions o = {.on_phase = on_grade_phase, .ctx = a};
+    diagnose_exercise(a->course, a->ws, e, &a->results[ex], &o, &a->diagnoses[ex]);
+    a->have_diagnosis[ex] = true;
+    a->view = VIEW_RESULT;
+    a->scroll_to_mark = true;
+    const Diagnosis *d = &a->diagnoses[ex];
+    if (d->kind == DIAG_NOTHING) app_message(a, S_DIM, "why %s: no diagnosis (below the card)", e->id);
+    else app_message(a, S_MESSAGE, "why %s: %d hint%s, below the card (%.1f s)", e->id, d->nhints,
+                     d->nhints == 1 ? "" : "s", d->wall_s);
 }
 
 /* ------------------------------------------------------------ actions */
@@ -291,6 +317,7 @@ static void key(App *a, int k) {
         a->scroll = 0;
         break;
     case 'w': toggle_watch(a); break;
+    case 'y': why(a); break;
     case 12: /* Ctrl-L */ clearok(curscr, TRUE); break;
     default: break;
     }
@@ -331,12 +358,16 @@ int tui_run(const Course *c, const Workspace *w, const TuiOptions *o) {
     if (progress_load(w->progress, &a.progress) < 0) return 65;
     a.results = xcalloc((size_t)c->nexercises, sizeof *a.results);
     a.have_result = xcalloc((size_t)c->nexercises, sizeof *a.have_result);
+    a.diagnoses = xcalloc((size_t)c->nexercises, sizeof *a.diagnoses);
+    a.have_diagnosis = xcalloc((size_t)c->nexercises, sizeof *a.have_diagnosis);
     a.ex = a.opt.start ? a.opt.start->index : first_unfinished(&a);
     if (draw_init() < 0) {
         fprintf(stderr, "gpucourse: %s\n", last_error());
         progress_free(&a.progress);
         free(a.results);
         free(a.have_result);
+        free(a.diagnoses);
+        free(a.have_diagnosis);
         return 65;
     }
     if (a.opt.notice) app_message(&a, S_ERROR, "warning: %s", a.opt.notice);
@@ -353,6 +384,8 @@ int tui_run(const Course *c, const Workspace *w, const TuiOptions *o) {
         if (a.have_result[i]) grade_result_free(&a.results[i]);
     free(a.results);
     free(a.have_result);
+    free(a.diagnoses);
+    free(a.have_diagnosis);
     free(a.lesson_text);
     sb_free(&a.log);
     progress_free(&a.progress);

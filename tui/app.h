@@ -4,6 +4,7 @@
 #ifndef GPUCOURSE_TUI_APP_H
 #define GPUCOURSE_TUI_APP_H
 
+#include "../grader/diagnose.h"
 #include "../grader/grader.h"
 #include "doc.h"
 #include "tui.h"
@@ -36,6 +37,8 @@ typedef struct App {
     int lesson_chapter;
     GradeResult *results;  /* the last result of each exercise in this session */
     bool *have_result;
+    Diagnosis *diagnoses;  /* gpucourse why of each exercise's last result (y on its card) */
+    bool *have_diagnosis;
     char message[512];     /* the status line: what just happened */
     Style message_style;
     bool confirm_reset;    /* asking "reset? y/n" */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../grader/report.h"
+
 const char *card_verdict_banner(Verdict v) {
     static const char *const banners[V_COUNT] = {
         [V_PASS] = "PASS", [V_WRONG] = "WRONG ANSWER", [V_SLOW] = "TOO SLOW",
@@ -466,6 +468,27 @@ void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, 
     free(vs_lib);
 }
 
+/* Lines of the text report (the picture of where the output is wrong, or
+ * a diagnosis) on the card, as they are: their columns line up. */
+void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    if (g) report_diagnosis_text(f, c, e, r, g);
+    else report_wrong_map(f, &r->wrong_map);
+    fclose(f);
+    doc_newline(d);
+    for (char *line = buf; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        add_visible(d, s, line);
+        doc_newline(d);
+        line = end ? end + 1 : NULL;
+    }
+    free(buf);
+}
+
 void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width) {
     doc_printf(d, S_H2, "%s %s: %s", e->id, e->name, e->title);
     doc_newline(d);
@@ -532,6 +555,7 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
             doc_newline(d);
         }
     }
+    if (r->wrong_map.present) card_report_lines(d, S_ERROR, r, NULL, NULL, NULL);
     if (r->has_norm) {
         label(d, "Error");
         doc_printf(d, r->norm_error <= r->norm_bound ? S_NORMAL : S_ERROR, "%.2e relative (Frobenius norm), bound %.0e",
@@ -554,6 +578,18 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
         card_roofline(d, e, r, width);
     }
     card_ladder(d, c, p, e, r, width);
+    if (r->nkernels) { /* ptxas's figures of each kernel */
+        doc_newline(d);
+        doc_add(d, S_H3, "Kernels");
+        doc_newline(d);
+        for (int i = 0; i < r->nkernels; i++) {
+            char text[256];
+            kernel_text(&r->kernels[i], text, sizeof text);
+            doc_add(d, r->kernels[i].spill_stores || r->kernels[i].spill_loads ? S_ERROR : S_NORMAL, "  ");
+            add_visible(d, r->kernels[i].spill_stores || r->kernels[i].spill_loads ? S_ERROR : S_NORMAL, text);
+            doc_newline(d);
+        }
+    }
     if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
         doc_newline(d);
         doc_add(d, S_H3, "nvcc says");

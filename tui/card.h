@@ -5,6 +5,7 @@
 #ifndef GPUCOURSE_TUI_CARD_H
 #define GPUCOURSE_TUI_CARD_H
 
+#include "../grader/diagnose.h"
 #include "../grader/grader.h"
 #include "../src/progress.h"
 #include "doc.h"
@@ -20,6 +21,9 @@ const char *card_verdict_phrase(Verdict v);
 void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width);
 
 /* Parts, also used on their own. */
+/* The text report's lines on the card: g's diagnosis, or (g NULL) the
+ * picture of where r's output is wrong. */
+void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g);
 void card_bars(Doc *d, const GradeResult *r, int width);
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width);
 void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width);

@@ -202,6 +202,8 @@ static const char *const help_keys[][2] = {
     {"n p", "the next / previous exercise (in a lesson: the next / previous chapter)"},
     {"l", "the lesson of the exercise's chapter"},
     {"w", "watch mode: grade again every time the exercise file is saved"},
+    {"y", "on a result card: why it failed (your code under compute-sanitizer, or its counters beside the "
+          "reference's), shown below the card"},
     {"?", "this help"},
     {"q", "quit"},
     {NULL, "Moving"},
@@ -248,6 +250,11 @@ void view_build(App *a, Doc *d, int width) {
     case VIEW_RESULT:
         if (a->have_result[a->ex])
             card_build(d, a->course, &a->progress, &a->course->exercises[a->ex], &a->results[a->ex], width);
+        if (a->have_result[a->ex] && a->have_diagnosis[a->ex]) {
+            a->mark_line = d->count;
+            card_report_lines(d, S_NORMAL, &a->results[a->ex], a->course, &a->course->exercises[a->ex],
+                              &a->diagnoses[a->ex]);
+        }
         break;
     case VIEW_SOLUTION: build_solution(a, d, width); break;
     case VIEW_HELP: build_help(d, width); break;
@@ -268,7 +275,7 @@ static const KeyHelp keys_lesson[] = {{"j/k", "scroll"}, {"n/p", "chapter"}, {"E
 static const KeyHelp keys_exercise[] = {{"e", "edit"}, {"g", "grade"}, {"h", "hint"}, {"s", "solution"},
                                         {"n/p", "next/prev"}, {"l", "lesson"}, {"?", "help"},
                                         {"q", "quit"}, {NULL, NULL}};
-static const KeyHelp keys_result[] = {{"j/k", "scroll"}, {"e", "edit"}, {"g", "grade"}, {"h", "hint"},
+static const KeyHelp keys_result[] = {{"j/k", "scroll"}, {"y", "why"}, {"e", "edit"}, {"g", "grade"}, {"h", "hint"},
                                       {"n/p", "next/prev"}, {"Esc", "back"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_doc[] = {{"j/k", "scroll"}, {"Esc", "back"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_help[] = {{"j/k", "scroll"}, {"Esc ? q", "close"}, {NULL, NULL}};
