@@ -258,7 +258,7 @@ static const struct {
     {"dram_bytes", "device-memory bytes per byte that must move", {DRAM_READ_BYTES, DRAM_WRITE_BYTES}},
     {"local_bytes", "local-memory bytes (spills) per byte that must move", {LOCAL_LOAD_SECTORS, LOCAL_STORE_SECTORS}},
     {"issue_active", "cycles an instruction issued", {ISSUE_ACTIVE_PCT}},
-    {"tensor_active", "cycles the tensor pipe was busy", {TENSOR_CYCLES, SM_CYCLES}},
+    {"tensor_active", "tensor-pipe busy cycles per SM cycle", {TENSOR_CYCLES, SM_CYCLES}},
     {"tma_load_share", "share of loaded bytes that came through TMA", {TMA_LOAD_BYTES, LOAD_SECTORS}},
     {"registers", "registers per thread (the most of any kernel)", {NULL}},
     {"spill_bytes", "bytes spilled per thread (stores and loads)", {NULL}},
@@ -277,7 +277,7 @@ const char *diagnose_measure_title(const char *measure) {
 }
 
 static bool percent(const char *m) {
-    return !strcmp(m, "occupancy") || !strcmp(m, "issue_active") || !strcmp(m, "tensor_active");
+    return !strcmp(m, "occupancy") || !strcmp(m, "issue_active");
 }
 
 void diagnose_measure_value(const char *measure, double v, char *buf, size_t size) {
@@ -333,7 +333,7 @@ bool diagnose_measure(const char *measure, const Counters *c, const KernelInfo *
     double work = fmax(c->in_bytes + c->out_bytes, 1);
     if (!strcmp(measure, "dram_bytes")) *value = (a + b) / work;
     else if (!strcmp(measure, "local_bytes")) *value = 32 * (a + b) / work;
-    else if (!strcmp(measure, "tensor_active")) *value = b > 0 ? 100 * a / b : 0;
+    else if (!strcmp(measure, "tensor_active")) *value = b > 0 ? a / b : 0; /* can pass 1: the pipe counts per sub-partition */
     else if (!strcmp(measure, "tma_load_share")) *value = a / fmax(fmax(c->in_bytes, a + 32 * b), 1);
     else if (measures[m].counters[1]) *value = b > 0 ? a / b : 0;
     else *value = a;

@@ -30,5 +30,6 @@ for f in "$D"/src/*.cu; do
     rc=$?
     verdict=$(grep -E "^(PASS|FAIL|SKIPPED)" "$D/out/$name.txt" | tail -1 | cut -c1-90)
     echo "=== $name (rc $rc, $(( $(date +%s) - s )) s): $verdict"
+    sed -n '/^  where /,/^ \{0,12\}[^ ]/p' "$D/out/$name.txt" | sed '$d' | cut -c1-120 | head -22
     sed -n '/^why /,$p' "$D/out/$name.txt" | cut -c1-220 | head -30
 done | tee "$OUTD/diagnoses.txt"
