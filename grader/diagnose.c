@@ -12,7 +12,7 @@
 #include "metrics.h"
 
 /* The bounds of a diagnosis: each program it runs, and all of them. */
-enum { TOOL_TIMEOUT_S = 20, COUNTERS_TIMEOUT_S = 30, DIAGNOSIS_BUDGET_S = 40, RESULT_FD = 3,
+enum { TOOL_TIMEOUT_S = 20, COUNTERS_TIMEOUT_S = 30, DIAGNOSIS_BUDGET_S = 40,
        LOG_LIMIT = 1 << 20, OUTPUT_LIMIT = 16 * 1024 };
 
 /* ------------------------------------------------------------ sanitizer logs */
@@ -305,12 +305,7 @@ char *diagnose_metrics(const Exercise *e) {
 }
 
 static bool counter(const Counters *c, const char *name, double *v) {
-    for (int i = 0; c->status == COUNTERS_COLLECTED && i < c->n; i++)
-        if (!strcmp(c->names[i], name) && isfinite(c->values[i]) && c->values[i] >= 0) {
-            *v = c->values[i];
-            return true;
-        }
-    return false;
+    return c->status == COUNTERS_COLLECTED && evidence_value(c, name, v);
 }
 
 bool diagnose_measure(const char *measure, const Counters *c, const KernelInfo *k, int nk, double *value) {
@@ -362,8 +357,7 @@ static void add_hint(Diagnosis *d, const char *text, const DiagnoseRule *rule) {
     h->chapter = rule ? rule->chapter : -1;
 }
 
-void diagnose_hints(const Course *c, const Exercise *e, Diagnosis *d) {
-    (void)c;
+void diagnose_hints(const Exercise *e, Diagnosis *d) {
     d->nhints = 0;
     /* findings: the first of each class, by the entry that names it */
     for (int t = 0; t < d->ntools; t++)
@@ -406,11 +400,8 @@ void diagnose_hints(const Course *c, const Exercise *e, Diagnosis *d) {
 
 /* ------------------------------------------------------------ running */
 
-static void progress(const DiagnoseOptions *o, const char *fmt, const char *a, const char *b) {
-    if (!o || !o->on_phase) return;
-    char text[200];
-    snprintf(text, sizeof text, fmt, a, b);
-    o->on_phase(text, o->ctx);
+static void progress(const DiagnoseOptions *o, const char *what) {
+    if (o && o->on_phase) o->on_phase(what, o->ctx);
 }
 
 /* Runs argv (the runner, or a sanitizer around it) with the result pipe;
@@ -462,7 +453,9 @@ static void run_sanitizers(const Toolchain *t, const Exercise *e, const GradeRes
                      "takes at most %d s", DIAGNOSIS_BUDGET_S);
             break;
         }
-        progress(o, "%s at %s", tools[i], d->size);
+        char what[96];
+        snprintf(what, sizeof what, "%s at %s", tools[i], d->size);
+        progress(o, what);
         unlink(log_path);
         const char *argv[] = {sanitizer, "--tool", tools[i], "--log-file", log_path, "--print-limit", "20",
                               "--error-exitcode", "0", "--show-backtrace", "device", runner, "--student", lib,
@@ -543,9 +536,9 @@ static void run_counters(const Exercise *e, const GradeResult *r, const char *ru
     Counters mine = {0}, theirs = {0};
     char why_mine[300] = "", why_theirs[300] = "";
     if (metrics && *metrics) {
-        progress(o, "counters of your code at %s%s", d->size, "");
+        progress(o, "the counters of your code");
         counters_of_call(runner, lib, metrics, seed, d->size, &mine, why_mine, sizeof why_mine);
-        progress(o, "counters of the reference at %s%s", d->size, "");
+        progress(o, "the counters of the reference");
         counters_of_call(runner, reference, metrics, seed, d->size, &theirs, why_theirs, sizeof why_theirs);
         if (why_mine[0] || why_theirs[0])
             snprintf(d->counters_note, sizeof d->counters_note, "%s%.160s%s%s%.160s", why_mine[0] ? "your call's counters: " : "",
@@ -626,7 +619,7 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         run_counters(e, r, parts.runner, lib, parts.reference, reference_log, o, d);
         free(reference_log);
     }
-    diagnose_hints(c, e, d);
+    diagnose_hints(e, d);
 out:
     d->wall_s = now_seconds() - start;
     free(lib);

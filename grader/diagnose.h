@@ -109,6 +109,6 @@ void diagnose_measure_value(const char *measure, double v, char *buf, size_t siz
 /* The hints of rows and findings by e's entries (d->rows and d->tools must
  * be filled): entries that fire, in order; for a finding that no entry
  * names, the built-in word. */
-void diagnose_hints(const Course *c, const Exercise *e, Diagnosis *d);
+void diagnose_hints(const Exercise *e, Diagnosis *d);
 
 #endif

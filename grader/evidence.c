@@ -89,7 +89,7 @@ bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
     return true;
 }
 
-static bool value_of(const Counters *c, const char *name, double *v) {
+bool evidence_value(const Counters *c, const char *name, double *v) {
     for (int i = 0; i < c->n; i++)
         if (!strcmp(c->names[i], name) && isfinite(c->values[i]) && c->values[i] >= 0) {
             *v = c->values[i];
@@ -129,7 +129,7 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
         double v[3] = {0, 0, 0};
         counters_of(r, names);
         for (int k = 0; names[k]; k++)
-            if (!value_of(c, names[k], &v[k])) {
+            if (!evidence_value(c, names[k], &v[k])) {
                 *missing = names[k];
                 return n;
             }

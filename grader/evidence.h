@@ -44,6 +44,9 @@ char *evidence_metrics(const Exercise *e);
  * ("counters: ...", "counter: NAME VALUE"); returns whether it was. */
 bool evidence_parse_line(Counters *c, const char *key, const char *rest);
 
+/* The value of counter `name` in c, when reported and a finite count. */
+bool evidence_value(const Counters *c, const char *name, double *v);
+
 /* Measures every requirement of e on c into lines (at most MAX_EVIDENCE).
  * Returns the number of lines; *unmet the first that is not met (-1 when
  * all are); *missing names a counter the run did not report (then nothing

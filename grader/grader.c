@@ -21,7 +21,7 @@
 /* A compute-bound kernel faster than the GPU's peak FLOP/s (dense, at the
  * highest clock) cannot have done the operations it must. */
 #define IMPLAUSIBLE_VS_PEAK 1.0
-enum { RESULT_FD = 3, OUTPUT_LIMIT = 64 * 1024 };
+enum { OUTPUT_LIMIT = 64 * 1024 };
 
 static const struct {
     const char *key, *title;

@@ -26,6 +26,10 @@ typedef enum {
     V_COUNT
 } Verdict;
 
+/* The descriptor at which the judge (and a runner's diagnose mode) finds
+ * its result pipe, named to it by GPUCOURSE_RESULT_FD. */
+enum { RESULT_FD = 3 };
+
 /* Exit codes, documented in the README and --help. */
 enum {
     EXIT_PASS = 0,

@@ -132,6 +132,21 @@ static void restore_arrays(void *p) {
     }
 }
 
+// One call inside a collection of the counters (opened already); its
+// read-write arrays are kept to be restored before each pass after the
+// first. False when the collection failed (why says so); a CUDA error of
+// the call itself is in c.err.
+static bool call_with_counters(CallCtx &c, double *values, char *why, size_t why_size) {
+    c.saved.assign((size_t)c.s->narrays, nullptr);
+    for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
+        if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
+            c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+    bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, why_size);
+    for (void *p : c.saved) cudaFree(p);
+    c.saved.clear();
+    return collected;
+}
+
 // Calls one contestant on a bound slot; with RUN_COUNTERS, inside a
 // collection of the hardware counters, which travel back with the answer.
 static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop) {
@@ -155,14 +170,9 @@ static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop)
             reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + counters_why).c_str());
             return;
         }
-        c.saved.assign((size_t)c.s->narrays, nullptr);
-        for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
-            if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
-                c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
         double values[MAX_COUNTERS];
         char why[400];
-        bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, sizeof why);
-        for (void *p : c.saved) cudaFree(p);
+        bool collected = call_with_counters(c, values, why, sizeof why);
         // Once per grading: while the profiler is on, every call of this
         // process costs about 0.5 ms more (H100), so it goes before timing.
         counters_close();
@@ -380,7 +390,7 @@ static int diagnose_main(const char *library, const char *size, uint64_t seed, c
         diagnose_line("error: %s", why.c_str());
         return rc;
     }
-    static Slot slot;
+    Slot &slot = slots[0];
     Msg m = msg_init(MSG_RUN, 1);
     m.who = STUDENT;
     m.slot = 0;
@@ -406,7 +416,6 @@ static int diagnose_main(const char *library, const char *size, uint64_t seed, c
         diagnose_line("error: cuda: cannot set up size %s: %s", size, cudaGetErrorString(err));
         return 3;
     }
-    slots[0] = slot;
     CallCtx c;
     c.m = &m;
     c.s = &slots[0];
@@ -421,13 +430,9 @@ static int diagnose_main(const char *library, const char *size, uint64_t seed, c
         diagnose_line("counters: unavailable: %s", counters_why);
         call_once(&c);
     } else {
-        c.saved.assign((size_t)c.s->narrays, nullptr);
-        for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
-            if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
-                c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
         double values[MAX_COUNTERS];
         char cwhy[400];
-        bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, cwhy, sizeof cwhy);
+        bool collected = call_with_counters(c, values, cwhy, sizeof cwhy);
         if (!collected) diagnose_line("counters: failed: %s", cwhy);
         else if (c.err == cudaSuccess) {
             double flops = kind.flops ? kind.flops(dims) : kind.product_flops ? kind.product_flops(dims) : 0.0;

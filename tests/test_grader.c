@@ -1313,15 +1313,15 @@ static void test_diagnosis_hints(void **state) {
     Diagnosis d = {.kind = DIAG_COUNTERS, .nrows = 1, .wall_s = 2.5};
     snprintf(d.size, sizeof d.size, "4096x4096x4096");
     d.rows[0] = (MeasureRow){"sectors_per_request", 16.5, 2.5, true, true};
-    diagnose_hints(NULL, &e, &d);
+    diagnose_hints(&e, &d);
     assert_int_equal(d.nhints, 1);
     assert_string_equal(d.hints[0].text, "not coalesced (sectors per global load request: yours 16.50, the reference's 2.50)");
     assert_string_equal(d.hints[0].section, "Sectors");
     d.rows[0].has_reference = false; /* compared with a reference it has not: nothing fires */
-    diagnose_hints(NULL, &e, &d);
+    diagnose_hints(&e, &d);
     assert_int_equal(d.nhints, 0);
     d.rows[0] = (MeasureRow){"sectors_per_request", 1, 4, true, true};
-    diagnose_hints(NULL, &e, &d);
+    diagnose_hints(&e, &d);
     assert_int_equal(d.nhints, 1);
     assert_non_null(strstr(d.hints[0].text, "narrow loads"));
 
@@ -1331,7 +1331,7 @@ static void test_diagnosis_hints(void **state) {
     z.tools[0].nfindings = 2;
     z.tools[0].findings[0] = (Finding){.finding = "race", .file = "ex36.cu", .line = 35, .what = "shared-memory race"};
     z.tools[0].findings[1] = (Finding){.finding = "misaligned", .what = "Invalid __global__ read"};
-    diagnose_hints(NULL, &e, &z);
+    diagnose_hints(&e, &z);
     assert_int_equal(z.nhints, 2);
     assert_string_equal(z.hints[0].text, "racecheck: a barrier is missing (line 35 of ex36.cu)");
     assert_non_null(strstr(z.hints[1].text, "16-byte-aligned")); /* the built-in word */
