@@ -12,7 +12,7 @@
 #include "metrics.h"
 
 /* The bounds of a diagnosis: each program it runs, and all of them. */
-enum { TOOL_TIMEOUT_S = 20, COUNTERS_TIMEOUT_S = 30, DIAGNOSIS_BUDGET_S = 40,
+enum { TOOL_TIMEOUT_S = 20, COUNTERS_TIMEOUT_S = 30, PICTURE_TIMEOUT_S = 20, DIAGNOSIS_BUDGET_S = 40,
        LOG_LIMIT = 1 << 20, OUTPUT_LIMIT = 16 * 1024 };
 
 /* ------------------------------------------------------------ sanitizer logs */
@@ -34,7 +34,40 @@ static const struct {
                       "garbage, so reset what you count on (flags, counters) in the same call"},
     {"launch_error", "a CUDA call failed: the launch's configuration (threads per block, shared memory asked "
                      "for) or an earlier fault"},
+    {"tile_pattern", "the same positions are wrong in every 16 x 16 tile of the output: one mistake that every "
+                     "tile repeats, most often which row and column a thread's (or a fragment register's) "
+                     "element belongs to"},
+    {"tail", "only the end of the output is wrong (the last rows or columns): the part past the last full tile "
+             "or block, which a bound or a guard misses"},
 };
+
+/* ------------------------------------------------------------ the picture */
+
+/* The first and last index of a "wrongruns" list's only run ("8-30" or "30"). */
+static bool single_run_end(const WrongMap *m, long long *from, long long *to) {
+    if (m->runs_total != 1) return false;
+    int n = sscanf(m->runs, "%lld-%lld", from, to);
+    if (n == 1) *to = *from;
+    return n >= 1;
+}
+
+const char *diagnose_picture_finding(const WrongMap *m) {
+    if (!m->present || m->nrows == 0) return NULL;
+    if (wrong_map_repeats_in_tiles(m)) return "tile_pattern";
+    if (m->rows <= 1) { /* 1D: one run of wrong indices, ending at the last, in the second half */
+        long long from, to;
+        return single_run_end(m, &from, &to) && 2 * from > m->cols && to == m->cols - 1 ? "tail" : NULL;
+    }
+    /* 2D: wrong cells only in the last grid row or column, and some right */
+    bool any_right = false, all_tail = true;
+    for (int r = 0; r < m->nrows; r++)
+        for (int c = 0; c < m->grid_cols; c++) {
+            bool wrong = m->grid[r][c] != '.';
+            any_right |= !wrong;
+            if (wrong && r != m->grid_rows - 1 && c != m->grid_cols - 1) all_tail = false;
+        }
+    return any_right && all_tail && m->grid_rows > 1 && m->grid_cols > 1 ? "tail" : NULL;
+}
 
 static const char *strip_prefix(const char *line) {
     if (!strncmp(line, "=========", 9)) {
@@ -357,6 +390,21 @@ static void add_hint(Diagnosis *d, const char *text, const DiagnoseRule *rule) {
     h->chapter = rule ? rule->chapter : -1;
 }
 
+/* The first of e's entries that names finding, or NULL. */
+static const DiagnoseRule *finding_rule(const Exercise *e, const char *finding) {
+    for (int i = 0; i < e->ndiagnose; i++)
+        if (e->diagnose[i].finding && !strcmp(e->diagnose[i].finding, finding)) return &e->diagnose[i];
+    return NULL;
+}
+
+/* The entry's message, else the built-in word on the finding. */
+static const char *finding_message(const DiagnoseRule *rule, const char *finding) {
+    if (rule) return rule->message;
+    for (size_t i = 0; i < sizeof finding_words / sizeof finding_words[0]; i++)
+        if (!strcmp(finding_words[i].finding, finding)) return finding_words[i].text;
+    return "";
+}
+
 void diagnose_hints(const Exercise *e, Diagnosis *d) {
     d->nhints = 0;
     /* findings: the first of each class, by the entry that names it */
@@ -366,19 +414,21 @@ void diagnose_hints(const Exercise *e, Diagnosis *d) {
             bool said = false;
             for (int h = 0; h < f && !said; h++) said = d->tools[t].findings[h].finding == fd->finding;
             if (said) continue;
-            const DiagnoseRule *rule = NULL;
-            for (int i = 0; i < e->ndiagnose && !rule; i++)
-                if (e->diagnose[i].finding && !strcmp(e->diagnose[i].finding, fd->finding)) rule = &e->diagnose[i];
-            const char *words = "";
-            for (size_t i = 0; i < sizeof finding_words / sizeof finding_words[0]; i++)
-                if (!strcmp(finding_words[i].finding, fd->finding)) words = finding_words[i].text;
+            const DiagnoseRule *rule = finding_rule(e, fd->finding);
             char text[600];
             if (fd->line)
-                snprintf(text, sizeof text, "%s: %s (line %d of %s)", d->tools[t].tool, rule ? rule->message : words,
+                snprintf(text, sizeof text, "%s: %s (line %d of %s)", d->tools[t].tool, finding_message(rule, fd->finding),
                          fd->line, fd->file);
-            else snprintf(text, sizeof text, "%s: %s", d->tools[t].tool, rule ? rule->message : words);
+            else snprintf(text, sizeof text, "%s: %s", d->tools[t].tool, finding_message(rule, fd->finding));
             add_hint(d, text, rule);
         }
+    /* the picture: what the places of the wrong elements say */
+    if (d->pattern) {
+        const DiagnoseRule *rule = finding_rule(e, d->pattern);
+        char text[600];
+        snprintf(text, sizeof text, "picture: %s", finding_message(rule, d->pattern));
+        add_hint(d, text, rule);
+    }
     /* measures: every entry that fires, in order */
     for (int i = 0; i < e->ndiagnose; i++) {
         const DiagnoseRule *rule = &e->diagnose[i];
@@ -607,6 +657,11 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
             snprintf(d->why_not, sizeof d->why_not, "the exercise has no check sizes to run the sanitizers at");
             goto out;
         }
+        if (r->verdict == V_WRONG && r->wrong_map.present && wrong_map_says_little(&r->wrong_map)) {
+            progress(o, "where the output is wrong, at a larger size");
+            grade_picture(e, &parts, lib, r, PICTURE_TIMEOUT_S, &d->picture);
+        }
+        d->pattern = diagnose_picture_finding(d->picture.present ? &d->picture : &r->wrong_map);
         run_sanitizers(&t, e, r, parts.runner, lib, source, o, d, start);
     } else {
         if (!r->timed || r->nsizes == 0) {

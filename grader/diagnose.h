@@ -6,7 +6,11 @@
  *    compute-sanitizer (memcheck, then racecheck and synccheck when the
  *    kernels use shared memory, then initcheck) at the smallest size that
  *    failed, until one of them finds something; its first findings with the
- *    line of the student's file and the lesson's section.
+ *    line of the student's file and the lesson's section. A wrong answer
+ *    whose picture was drawn at a size too small to show a tile's pattern
+ *    gets one at a larger check size (the judge again, untimed), and what
+ *    the picture shows (a pattern repeated in every tile, a wrong tail)
+ *    becomes a hint.
  *  - Too slow, requirement not met, or a pass: the counters that the
  *    exercise's `diagnose:` entries name, of the student's call and of the
  *    reference's at the size that decided, side by side; each entry that
@@ -66,6 +70,8 @@ typedef struct {
     char counters_note[400]; /* counters that could not be read, and why */
     KernelInfo reference_kernels[MAX_KERNELS];
     int nreference_kernels;
+    WrongMap picture;     /* where a wrong answer is wrong at a larger size than the grade's picture */
+    const char *pattern;  /* what the picture shows: "tile_pattern", "tail" (course_findings), or NULL */
     Hint hints[MAX_HINTS];
     int nhints;
     double wall_s;
@@ -93,6 +99,13 @@ int diagnose_parse_sanitizer(const char *tool, const char *log, const char *stud
  * the check size the run stopped in (a fault, a hang), else the smallest
  * check size. Writes it as text; false when e has none. */
 bool diagnose_sanitizer_size(const Exercise *e, const GradeResult *r, char *size, size_t len);
+
+/* What a picture of a wrong answer shows, as a finding: "tile_pattern"
+ * when the same positions are wrong in every tile, "tail" when only the
+ * last grid row or column (1D: one run in the second half, ending at the
+ * last index) is wrong;
+ * NULL otherwise. */
+const char *diagnose_picture_finding(const WrongMap *m);
 
 /* The counters that e's measures read (comma-separated, each once, at most
  * MAX_RESULT_COUNTERS), malloc'd; NULL when its measures read none. */

@@ -730,8 +730,17 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     return rc;
 }
 
+/* What one judge run does: the check sizes it runs in order (it stops at
+ * the first that fails), and whether it then times the exercise's timing
+ * sizes with the counters its evidence reads. */
+typedef struct {
+    const SizeSpec *checks;
+    int nchecks;
+    bool timed;
+} JudgePlan;
+
 static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
-                        GradeResult *r) {
+                        JudgePlan plan, GradeResult *r) {
     StrList args = {0};
     char text[64];
     strlist_add(&args, parts->harness);
@@ -750,17 +759,17 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
     snprintf(text, sizeof text, "%.9g", e->tol_abs);
     strlist_add(&args, "--abs");
     strlist_add(&args, text);
-    for (int i = 0; i < e->ncheck_sizes; i++) {
-        size_text(&e->check_sizes[i], text, sizeof text);
+    for (int i = 0; i < plan.nchecks; i++) {
+        size_text(&plan.checks[i], text, sizeof text);
         strlist_add(&args, "--check");
         strlist_add(&args, text);
     }
-    for (int i = 0; i < e->ntiming_sizes; i++) {
+    for (int i = 0; plan.timed && i < e->ntiming_sizes; i++) {
         size_text(&e->timing_sizes[i], text, sizeof text);
         strlist_add(&args, "--timing");
         strlist_add(&args, text);
     }
-    char *metrics = evidence_metrics(e);
+    char *metrics = plan.timed ? evidence_metrics(e) : NULL;
     if (metrics) {
         strlist_add(&args, "--counters");
         strlist_add(&args, metrics);
@@ -935,7 +944,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     if (interrupted(r)) goto out;
 
     phase(o, "running");
-    run_harness(e, &parts, student_so, o, r);
+    run_harness(e, &parts, student_so, o, (JudgePlan){e->check_sizes, e->ncheck_sizes, true}, r);
     /* the machine code first: a missing instruction says more than the counters of its absence */
     check_sass(&t, e, student_so, r);
     grade_check_evidence(r, e);
@@ -947,6 +956,58 @@ out:
     free(student_so);
     course_parts_free(&parts);
     toolchain_free(&t);
+}
+
+bool wrong_map_repeats_in_tiles(const WrongMap *m) {
+    int all = 0, none = 0;
+    for (int i = 0; i < m->nfold; i++)
+        for (const char *c = m->fold[i]; *c; c++) all += *c == '#', none += *c == '.';
+    return m->nfold == WRONG_FOLD && all > 0 && none > 0;
+}
+
+/* Pictures smaller than these say little: a 2D one needs 32 x 32 for a
+ * tile's fold, a 1D one 256 elements for its runs. */
+enum { PICTURE_MIN_SIDE = 2 * WRONG_FOLD, PICTURE_MIN_LENGTH = 256 };
+
+bool wrong_map_says_little(const WrongMap *m) {
+    return m->rows > 1 ? m->nfold == 0 : m->cols < PICTURE_MIN_LENGTH;
+}
+
+/* The check sizes after the first that failed in r that are large enough
+ * for a picture that says something. */
+static int picture_sizes(const Exercise *e, const GradeResult *r, SizeSpec *out) {
+    const char *failed = first_failed_size(r);
+    int n = 0, i = 0;
+    char text[64];
+    for (; i < e->ncheck_sizes; i++) {
+        size_text(&e->check_sizes[i], text, sizeof text);
+        if (!strcmp(text, failed)) break;
+    }
+    for (i++; i < e->ncheck_sizes; i++) {
+        const SizeSpec *s = &e->check_sizes[i];
+        bool large = s->count == 1 ? s->d[0] >= PICTURE_MIN_LENGTH
+                                   : s->d[0] >= PICTURE_MIN_SIDE && s->d[1] >= PICTURE_MIN_SIDE;
+        if (large) out[n++] = *s;
+    }
+    return n;
+}
+
+bool grade_picture(const Exercise *e, const CourseParts *parts, const char *student, const GradeResult *r,
+                   int timeout_s, WrongMap *out) {
+    memset(out, 0, sizeof *out);
+    if (!r->wrong_map.present || !wrong_map_says_little(&r->wrong_map)) return false;
+    SizeSpec *sizes = xcalloc((size_t)e->ncheck_sizes + 1, sizeof *sizes);
+    int n = picture_sizes(e, r, sizes);
+    if (n > 0) {
+        GradeResult again = {0};
+        again.seed = r->seed;
+        GradeOptions o = {.timeout_s = timeout_s};
+        run_harness(e, parts, student, &o, (JudgePlan){sizes, n, false}, &again);
+        if (again.wrong_map.present) *out = again.wrong_map;
+        grade_result_free(&again);
+    }
+    free(sizes);
+    return out->present;
 }
 
 /* ------------------------------------------------------------ progress */

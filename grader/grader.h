@@ -214,6 +214,21 @@ void course_parts_free(CourseParts *p);
 int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
                              CourseParts *parts, char **log);
 
+/* The picture of a wrong answer at a larger size, when r's was drawn at
+ * one too small to say much (a GEMM's 17 x 9 has no tile to fold, a size
+ * of 1 no runs): the judge runs again, untimed, on the later check sizes
+ * of at least 32 x 32 (1D: 256), and stops at the first that fails.
+ * Advice only: the verdict stays r's. Returns whether out holds a picture;
+ * wrong_map_says_little says whether a picture is that small. */
+bool wrong_map_says_little(const WrongMap *m);
+bool grade_picture(const Exercise *e, const CourseParts *parts, const char *student, const GradeResult *r,
+                   int timeout_s, WrongMap *out);
+
+/* Whether a map's fold shows one mistake repeated in every tile: positions
+ * wrong in all tiles beside positions right in all (a tail or one bad
+ * block has no position wrong in every tile). */
+bool wrong_map_repeats_in_tiles(const WrongMap *m);
+
 /* Grades the student's file of e; fills r (always, also on setup errors). */
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
                     GradeResult *r);

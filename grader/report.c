@@ -41,16 +41,6 @@ static void print_indented(FILE *out, const char *text, int lines, size_t droppe
     if (rest) fprintf(out, "    | ... %zu more bytes not shown\n", rest);
 }
 
-/* A fold with positions wrong in every tile and positions right in every
- * tile: the same mistake in every tile (a tail or one bad block has no
- * position wrong in all tiles). */
-static bool fold_telling(const WrongMap *m) {
-    int all = 0, none = 0;
-    for (int i = 0; i < m->nfold; i++)
-        for (const char *c = m->fold[i]; *c; c++) all += *c == '#', none += *c == '.';
-    return m->nfold == WRONG_FOLD && all > 0 && none > 0;
-}
-
 void report_wrong_map(FILE *out, const WrongMap *m) {
     if (!m->present || m->nrows == 0) return;
     if (m->rows > 1)
@@ -62,7 +52,7 @@ void report_wrong_map(FILE *out, const WrongMap *m) {
         fprintf(out, "  where      %s has %lld elements, %lld wrong at %s; each cell %s%lld elements:\n", m->name,
                 m->cols, m->wrong, m->size, m->cols % m->grid_cols ? "about " : "", (m->cols + m->grid_cols - 1) / m->grid_cols);
     for (int i = 0; i < m->nrows; i++) fprintf(out, "             |%s|\n", m->grid[i]);
-    if (fold_telling(m)) {
+    if (wrong_map_repeats_in_tiles(m)) {
         fprintf(out, "             the same positions are wrong in every 16 x 16 tile ('#': in all tiles):\n");
         for (int i = 0; i < m->nfold; i++) fprintf(out, "             |%s|\n", m->fold[i]);
     }
@@ -338,7 +328,12 @@ void json_diagnosis(FILE *out, const Diagnosis *d) {
         json_string(out, d->hints[i].section);
         fprintf(out, ", \"chapter\": %d}", d->hints[i].chapter + 1);
     }
-    fputs("], \"wall_seconds\": ", out);
+    fputs("], \"picture\": ", out);
+    json_wrong_map(out, &d->picture);
+    fputs(", \"pattern\": ", out);
+    if (d->pattern) json_string(out, d->pattern);
+    else fputs("null", out);
+    fputs(", \"wall_seconds\": ", out);
     json_number(out, d->wall_s);
     fputc('}', out);
 }
@@ -404,7 +399,14 @@ void report_diagnosis_text(FILE *out, const Course *c, const Exercise *e, const 
             fputc('\n', out);
         }
     }
-    if (d->kind == DIAG_SANITIZER && d->ntools && !d->nhints && r->verdict == V_WRONG)
+    if (d->picture.present) {
+        fprintf(out, "  picture    at %s (the grade's, at %s, is too small to say much):\n",
+                d->picture.size, r->wrong_map.size);
+        report_wrong_map(out, &d->picture);
+    }
+    bool found = false;
+    for (int t = 0; t < d->ntools; t++) found |= d->tools[t].nfindings > 0;
+    if (d->kind == DIAG_SANITIZER && d->ntools && !found && r->verdict == V_WRONG)
         fputs("  found      no memory error, race or barrier misuse: the arithmetic or the indexing is wrong; the "
               "picture above shows where\n", out);
     if (d->nrows) {

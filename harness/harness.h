@@ -33,13 +33,17 @@ struct Dims {
     long long d[3];
 };
 
+// The shape of a 2D array, for messages and the picture (ArraySpec.row_major_2d).
+enum { ROWS_COLS = 1, COLS_ROWS = 2 };
+
 struct ArraySpec {
     const char *name;                  // as in the signature, used in messages
     ElemType type;
     ArrayRole role;
     size_t (*length)(const Dims &);    // elements for these sizes
     double lo, hi;                     // inputs are uniform in [lo, hi] (ints inclusive)
-    int row_major_2d;                  // nonzero: report mismatches as name[r][c], cols = d[1]
+    int row_major_2d;                  // ROWS_COLS: name[r][c] with d[1] columns (mismatches and the
+                                       // picture); COLS_ROWS: the transpose, d[0] columns; 0: 1D
     TolScale tol_scale;                // float outputs only
     int whole_numbers;                 // float inputs: integers in [lo, hi], so that products
                                        // and sums stay exact and a check can be exact

@@ -555,9 +555,16 @@ static void problem_prepare(Problem &p, int c) {
     }
 }
 
+// The length of a row of array a at sizes d; 0 for a 1D array.
+static size_t row_length(const ArraySpec &a, const Dims &d) {
+    if (!a.row_major_2d || d.count < 2) return 0;
+    long long cols = a.row_major_2d == COLS_ROWS ? d.d[0] : d.d[1];
+    return cols > 0 ? (size_t)cols : 0;
+}
+
 static void coord_text(const ArraySpec &a, const Dims &d, size_t i, char *buf, size_t size) {
-    if (a.row_major_2d && d.count >= 2 && d.d[1] > 0)
-        snprintf(buf, size, "%s[%zu][%zu]", a.name, i / (size_t)d.d[1], i % (size_t)d.d[1]);
+    if (size_t cols = row_length(a, d))
+        snprintf(buf, size, "%s[%zu][%zu]", a.name, i / cols, i % cols);
     else
         snprintf(buf, size, "%s[%zu]", a.name, i);
 }
@@ -584,9 +591,10 @@ static unsigned long long *map_cells;  // device: MAP_CELLS
 static MapLayout map_layout(const ArraySpec &a, const Dims &d, size_t len, unsigned long long *cells) {
     MapLayout m;
     m.cells = len ? cells : nullptr;
-    bool two_d = a.row_major_2d && d.count >= 2 && d.d[1] > 0 && len % (size_t)d.d[1] == 0;
-    m.cols = two_d ? d.d[1] : (long long)std::max<size_t>(len, 1);
-    m.rows = two_d ? (long long)(len / (size_t)d.d[1]) : 1;
+    size_t row = row_length(a, d);
+    bool two_d = row > 0 && len % row == 0;
+    m.cols = two_d ? (long long)row : (long long)std::max<size_t>(len, 1);
+    m.rows = two_d ? (long long)(len / row) : 1;
     m.gr = (int)std::min<long long>(std::max<long long>(m.rows, 1), MAP_ROWS);
     m.gc = (int)std::min<long long>(m.cols, MAP_COLS);
     m.fold = two_d && m.rows >= 2 * FOLD && m.cols >= 2 * FOLD;

@@ -426,7 +426,7 @@ static void parse_evidence(Yaml *y, yaml_node_t *n, Exercise *e) {
 }
 
 const char *const course_findings[] = {"out_of_bounds", "misaligned", "race", "barrier", "uninitialized",
-                                       "launch_error", NULL};
+                                       "launch_error", "tile_pattern", "tail", NULL};
 const char *const course_measures[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
                                        "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
                                        "tma_load_share", "registers", "spill_bytes", "shared_bytes", NULL};

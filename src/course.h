@@ -38,7 +38,8 @@ enum { MAX_EVIDENCE = 8 };
 
 /* An entry of a `diagnose:` list (a chapter's, for all its exercises, or an
  * exercise's, read first): what `gpucourse why` says when a sanitizer finds
- * a class of hazard (`finding:`), or when a measure of the student's code
+ * a class of hazard or the picture of a wrong answer shows a pattern
+ * (`finding:`), or when a measure of the student's code
  * compares with the reference's, or with a number, as given (`measure:`).
  * grader/diagnose.c measures; the names are listed here so that a course
  * file is checked when it loads. */
@@ -54,8 +55,9 @@ typedef struct {
     int chapter;               /* whose lesson the section is in */
 } DiagnoseRule;
 
-/* NULL-terminated: the sanitizer findings' classes (out_of_bounds,
- * misaligned, race, barrier, uninitialized, launch_error) and the measures
+/* NULL-terminated: the findings' classes (the sanitizers' out_of_bounds,
+ * misaligned, race, barrier, uninitialized, launch_error; the picture's
+ * tile_pattern and tail) and the measures
  * (sectors_per_request, bank_conflicts, occupancy, ...). */
 extern const char *const course_findings[];
 extern const char *const course_measures[];

@@ -7,7 +7,8 @@
 #  2. each solution in tests/gpu/ (a .cu, or a .patch: a reference with a small change, see
 #     tests/fixture_source.sh) gets the verdict and exit code in its first line,
 #     `// expect: CODE VERDICT ["TEXT"] -- why`: with "TEXT", the JSON result
-#     (reason, program output) must contain TEXT too; after a fixture that
+#     (reason, program output) must contain TEXT too; a second line `// why: TEXT` runs
+#     `gpucourse why` and its JSON must contain TEXT (the cause it names); after a fixture that
 #     times out, the exercise's reference is graded again and must pass (the
 #     GPU is usable after a hang)
 #  3. the no-GPU path with GPUCOURSE_NO_GPU=1
@@ -98,6 +99,15 @@ for f in tests/gpu/*.cu tests/gpu/*.patch; do
     else
         not_ok "$name: want $want_verdict/$want_code${want_text:+ saying \"$want_text\"}, got $verdict/$code"
         sed 's/^/# /' "$WS/$name.json" "$WS/$name.err" | head -40
+    fi
+    # a second line '// why: TEXT' (the rest of the line): gpucourse why's JSON names the cause (a finding's class, a picture's
+    # pattern, a hint's lesson section)
+    why_text=$(sed -n '2s#^// why: ##p' "$f")
+    if [ -n "$why_text" ]; then
+        "$GC" why "$ex" --timeout 15 --format json >"$WS/$name.why.json" 2>"$WS/$name.why.err"
+        took=$(sed -n 's/.*"wall_seconds": \([0-9.]*\)}.*/\1/p' "$WS/$name.why.json" | tail -1)
+        if grep -qF -- "$why_text" "$WS/$name.why.json"; then ok "$name: why says \"$why_text\" (diagnosis ${took:-?} s)"
+        else not_ok "$name: why does not say \"$why_text\""; sed -n 's/.*"diagnosis": //p' "$WS/$name.why.json" | sed 's/^/# /' | head -20; fi
     fi
     if [ "$want_verdict" = timeout ]; then  # the next grade, on the same GPU, still passes
         cp solutions/"${target##*/}" "$target"

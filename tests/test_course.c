@@ -236,7 +236,7 @@ static void test_diagnose_entries(void **state) {
     char *bad = xprintf(entry, "finding: races", "One");
     expect_problem(from, bad,
                    "course/01-one/chapter.yaml:29:18: unknown finding 'races' (known: out_of_bounds, misaligned, race, "
-                   "barrier, uninitialized, launch_error) (in exercise 'ex02')");
+                   "barrier, uninitialized, launch_error, tile_pattern, tail) (in exercise 'ex02')");
     free(bad);
     bad = xprintf(entry, "measure: sectors", "One");
     expect_problem(from, bad,

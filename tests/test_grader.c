@@ -1253,6 +1253,123 @@ static void test_wrong_map(void **state) {
     grade_result_free(&r);
 }
 
+/* What a picture says (a pattern in every tile, a wrong tail), and the
+ * picture at a larger size: the judge again on the later check sizes of at
+ * least 32 x 32, untimed (a fake judge records what it was asked). */
+static void test_picture(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("wrong_map_2d", &exited_ok, &r), V_WRONG);
+    assert_string_equal(diagnose_picture_finding(&r.wrong_map), "tile_pattern");
+    grade_result_free(&r);
+    assert_int_equal(decide("wrong_map_1d", &exited_ok, &r), V_WRONG);
+    assert_string_equal(diagnose_picture_finding(&r.wrong_map), "tail");
+    grade_result_free(&r);
+
+    WrongMap m = {.present = true, .rows = 129, .cols = 130, .grid_rows = 3, .grid_cols = 4, .nrows = 3};
+    strcpy(m.grid[0], "...+");
+    strcpy(m.grid[1], "...+");
+    strcpy(m.grid[2], "++++");
+    assert_string_equal(diagnose_picture_finding(&m), "tail");
+    strcpy(m.grid[1], ".+.+"); /* a wrong block inside: not a tail */
+    assert_null(diagnose_picture_finding(&m));
+    strcpy(m.grid[0], "####");
+    strcpy(m.grid[1], "####");
+    strcpy(m.grid[2], "####"); /* all wrong: says nothing */
+    assert_null(diagnose_picture_finding(&m));
+    WrongMap runs = {.present = true, .rows = 1, .cols = 1000, .grid_rows = 1, .grid_cols = 4, .nrows = 1,
+                     .runs_total = 1};
+    strcpy(runs.grid[0], "...+");
+    strcpy(runs.runs, "8-30");
+    assert_null(diagnose_picture_finding(&runs)); /* one run, not at the end */
+    strcpy(runs.runs, "600-999");
+    assert_string_equal(diagnose_picture_finding(&runs), "tail");
+    strcpy(runs.runs, "32-999"); /* nearly all wrong: not a tail */
+    assert_null(diagnose_picture_finding(&runs));
+
+    char *dir = tmpdir_new();
+    char *args = path_join(dir, "args");
+    char *data = realpath("tests/data/wrong_map_2d.txt", NULL);
+    char *script = xprintf("#!/bin/sh\necho \"$@\" > '%s'\n"
+                           "sed \"s/^harness: 1 N1/harness: 1 $GPUCOURSE_NONCE/\" '%s' >&3\n", args, data);
+    CourseParts parts = {.harness = put_tool(dir, "judge", script), .runner = "runner", .reference = "ref.so"};
+    Exercise e = exercise();
+    SizeSpec sizes[] = {{2, {1, 1}}, {2, {17, 9}}, {2, {1, 1000}}, {2, {64, 64}}, {2, {33, 31}}, {2, {129, 130}}};
+    e.check_sizes = sizes;
+    e.ncheck_sizes = 6;
+    SizeSpec timing = {2, {4096, 4096}};
+    e.timing_sizes = &timing;
+    e.ntiming_sizes = 1;
+    GradeResult small = {.verdict = V_WRONG, .seed = 9, .nchecks = 2};
+    small.checks[0] = (CheckResult){.size = "1x1", .ok = true};
+    small.checks[1] = (CheckResult){.size = "17x9", .ok = false};
+    small.wrong_map = (WrongMap){.present = true, .size = "17x9", .rows = 17, .cols = 9, .grid_rows = 16, .grid_cols = 9};
+    WrongMap big;
+    assert_true(grade_picture(&e, &parts, "student.so", &small, 10, &big));
+    char *asked = read_file(args, NULL);
+    assert_non_null(strstr(asked, "--check 64x64 --check 129x130"));
+    assert_null(strstr(asked, "17x9"));
+    assert_null(strstr(asked, "33x31"));
+    assert_null(strstr(asked, "--timing"));
+    assert_null(strstr(asked, "--counters"));
+    assert_non_null(strstr(asked, "--seed 9"));
+    free(asked);
+    assert_string_equal(big.size, "64x64");
+    assert_int_equal(big.nfold, 16);
+    small.wrong_map.nfold = 16; /* the grade's own picture folds already: no second run */
+    assert_false(grade_picture(&e, &parts, "student.so", &small, 10, &big));
+    /* 1D: a picture of one element says nothing; 256 elements and more do */
+    SizeSpec lengths[] = {{1, {1}}, {1, {31}}, {1, {1000}}, {1, {65537}}};
+    e.check_sizes = lengths;
+    e.ncheck_sizes = 4;
+    GradeResult one = {.verdict = V_WRONG, .nchecks = 1};
+    one.checks[0] = (CheckResult){.size = "1", .ok = false};
+    one.wrong_map = (WrongMap){.present = true, .size = "1", .rows = 1, .cols = 1, .grid_rows = 1, .grid_cols = 1};
+    assert_true(grade_picture(&e, &parts, "student.so", &one, 10, &big));
+    asked = read_file(args, NULL);
+    assert_non_null(strstr(asked, "--check 1000 --check 65537"));
+    assert_null(strstr(asked, "--check 31"));
+    free(asked);
+    one.wrong_map.cols = 1000;
+    assert_false(grade_picture(&e, &parts, "student.so", &one, 10, &big));
+    e.check_sizes = sizes;
+    e.ncheck_sizes = 6;
+
+    Diagnosis d = {.kind = DIAG_SANITIZER, .ntools = 1, .pattern = "tile_pattern"};
+    small.wrong_map.nfold = 0;
+    assert_true(grade_picture(&e, &parts, "student.so", &small, 10, &d.picture));
+    snprintf(d.tools[0].tool, sizeof d.tools[0].tool, "memcheck");
+    d.tools[0].finished = true;
+    e.ndiagnose = 1;
+    e.diagnose[0] = (DiagnoseRule){.finding = "tail", .message = "the tail", .section = "Tails", .chapter = 0};
+    diagnose_hints(&e, &d);
+    assert_int_equal(d.nhints, 1);
+    assert_non_null(strstr(d.hints[0].text, "picture: the same positions are wrong in every 16 x 16 tile"));
+    d.pattern = "tail";
+    diagnose_hints(&e, &d);
+    assert_string_equal(d.hints[0].text, "picture: the tail");
+    assert_string_equal(d.hints[0].section, "Tails");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_diagnosis_text(f, NULL, &e, &small, &d);
+    fclose(f);
+    assert_non_null(strstr(buf, "picture    at 64x64 (the grade's, at 17x9, is too small to say much)"));
+    assert_non_null(strstr(buf, "|...#...#...#...#|"));
+    assert_non_null(strstr(buf, "no memory error, race or barrier misuse"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    json_diagnosis(f, &d);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"picture\": {\"size\": \"64x64\""));
+    assert_non_null(strstr(buf, "\"pattern\": \"tail\""));
+    free(buf);
+    free(script);
+    free(data);
+    free(args);
+    free(dir);
+}
+
 /* Where the sanitizers run: the smallest failing check size, else where the run stopped. */
 static void test_sanitizer_size(void **state) {
     (void)state;
@@ -1386,7 +1503,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

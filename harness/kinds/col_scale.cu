@@ -19,7 +19,7 @@ static void reference(void *const *a, const Dims &d, const Scalars &) {
 
 extern const KindDef kind = {
     "col_scale", "void solve(const float* in, const float* scale, float* out, int rows, int cols)", 2, 3,
-    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, 1},
+    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, ROWS_COLS},
      {"scale", ELEM_F32, ROLE_IN, dims_cols, 0.5, 2, 0},
-     {"out", ELEM_F32, ROLE_OUT, dims_rows_cols, 0, 0, 1}},
+     {"out", ELEM_F32, ROLE_OUT, dims_rows_cols, 0, 0, ROWS_COLS}},
     bytes, call, reference};

@@ -19,6 +19,6 @@ static void reference(void *const *a, const Dims &d, const Scalars &) {
 
 extern const KindDef kind = {
     "flip_lr", "void solve(const float* in, float* out, int rows, int cols)", 2, 2,
-    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, 1},
-     {"out", ELEM_F32, ROLE_OUT, dims_rows_cols, 0, 0, 1}},
+    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, ROWS_COLS},
+     {"out", ELEM_F32, ROLE_OUT, dims_rows_cols, 0, 0, ROWS_COLS}},
     bytes, call, reference};

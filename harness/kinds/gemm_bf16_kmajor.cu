@@ -28,7 +28,7 @@ extern const KindDef kind = {
     3, 3,
     {{"A", ELEM_BF16, ROLE_IN, gemm_a_len, -1, 1, 0},
      {"B", ELEM_BF16, ROLE_IN, gemm_b_len, -1, 1, 0},
-     {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, 1}},
+     {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, ROWS_COLS}},
     gemm_bytes<__nv_bfloat16>, gemm_call<__nv_bfloat16>, nullptr /* checked against exact */,
     KIND_LIBRARY("cuBLAS GemmEx BF16", library),
     gemm_flops, PEAK_BF16_TENSOR, CHECK_REL_NORM, gemm_kind_exact<__nv_bfloat16, true>};

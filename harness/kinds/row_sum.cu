@@ -58,6 +58,6 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
 
 extern const KindDef kind = {
     "row_sum", "void solve(const float* x, float* sums, int rows, int cols)", 2, 2,
-    {{"x", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, 1},
+    {{"x", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, ROWS_COLS},
      {"sums", ELEM_F32, ROLE_OUT, rows, 0, 0, 0, TOL_FLAT}},
     bytes, call, reference, KIND_LIBRARY("CUB DeviceSegmentedReduce::Sum", library)};

@@ -31,6 +31,6 @@ extern const KindDef kind = {
     3,
     {{"A", ELEM_F32, ROLE_IN, gemm_a_len, -1, 1, 0},
      {"B", ELEM_F32, ROLE_IN, gemm_b_len, -1, 1, 0},
-     {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, 1}},
+     {"C", ELEM_F32, ROLE_INOUT, gemm_c_len, -1, 1, ROWS_COLS}},
     gemm_bytes<float>, gemm_call<float>, nullptr /* checked against exact */, KIND_LIBRARY("cuBLAS Sgemm FP32", library),
     gemm_flops, PEAK_FP32, CHECK_REL_NORM, gemm_kind_exact<float>};

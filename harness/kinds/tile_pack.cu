@@ -38,6 +38,6 @@ static void reference(void *const *a, const Dims &d, const Scalars &) {
 
 extern const KindDef kind = {
     "tile_pack", "void solve(const float* in, float* out, int rows, int cols)", 2, 2,
-    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, 1, 2, 1},
+    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, 1, 2, ROWS_COLS},
      {"out", ELEM_F32, ROLE_OUT, out_len, 0, 0, 0}},
     bytes, call, reference};

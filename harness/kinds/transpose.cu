@@ -22,6 +22,6 @@ static void reference(void *const *a, const Dims &d, const Scalars &) {
 
 extern const KindDef kind = {
     "transpose", "void solve(const float* in, float* out, int rows, int cols)", 2, 2,
-    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, 1},
-     {"out", ELEM_F32, ROLE_OUT, dims_rows_cols, 0, 0, 0}},
+    {{"in", ELEM_F32, ROLE_IN, dims_rows_cols, -1, 1, ROWS_COLS},
+     {"out", ELEM_F32, ROLE_OUT, dims_rows_cols, 0, 0, COLS_ROWS}},
     bytes, call, reference};

@@ -1,4 +1,5 @@
 // expect: 4 runtime_error -- writes far outside c
+// why: "class": "out_of_bounds"
 #include <cuda_runtime.h>
 __global__ void add(const float* a, const float* b, float* c, int n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

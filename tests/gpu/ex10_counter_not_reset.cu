@@ -1,4 +1,5 @@
 // expect: 1 wrong_answer -- relies on the ticket counter starting at 0 (as fresh cudaMalloc memory often does); the scratch is garbage, no block ever draws the last ticket, out stays NaN
+// why: "class": "uninitialized"
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 #include <cstddef>

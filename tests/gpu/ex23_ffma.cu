@@ -1,4 +1,5 @@
 // expect: 5 requirement_not_met -- the tile products on the CUDA cores (FFMA), correct and memory-bound: the HMMA requirement rejects it
+// why: "section": "A GEMM with mma.sync"
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 

@@ -1,4 +1,5 @@
 // expect: 5 requirement_not_met -- correct and fast, but with plain loads: no UTMALDG in its machine code
+// why: "section": "One tile, one load"
 #include <cuda_runtime.h>
 #include <cstddef>
 __global__ void pack(const float* __restrict__ in, float* __restrict__ out, int rows, int cols, int tiles_c) {
