@@ -659,7 +659,12 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         }
         if (r->verdict == V_WRONG && r->wrong_map.present && wrong_map_says_little(&r->wrong_map)) {
             progress(o, "where the output is wrong, at a larger size");
-            grade_picture(e, &parts, lib, r, PICTURE_TIMEOUT_S, &d->picture);
+            bool stopped;
+            grade_picture(e, &parts, lib, r, PICTURE_TIMEOUT_S, &d->picture, &stopped);
+            if (stopped) {
+                snprintf(d->why_not, sizeof d->why_not, "interrupted");
+                goto out;
+            }
         }
         d->pattern = diagnose_picture_finding(d->picture.present ? &d->picture : &r->wrong_map);
         run_sanitizers(&t, e, r, parts.runner, lib, source, o, d, start);

@@ -7,7 +7,7 @@
  *    kernels use shared memory, then initcheck) at the smallest size that
  *    failed, until one of them finds something; its first findings with the
  *    line of the student's file and the lesson's section. A wrong answer
- *    whose picture was drawn at a size too small to show a tile's pattern
+ *    whose picture was drawn at a size too small to say much (17 x 9, 1)
  *    gets one at a larger check size (the judge again, untimed), and what
  *    the picture shows (a pattern repeated in every tile, a wrong tail)
  *    becomes a hint.
@@ -103,8 +103,7 @@ bool diagnose_sanitizer_size(const Exercise *e, const GradeResult *r, char *size
 /* What a picture of a wrong answer shows, as a finding: "tile_pattern"
  * when the same positions are wrong in every tile, "tail" when only the
  * last grid row or column (1D: one run in the second half, ending at the
- * last index) is wrong;
- * NULL otherwise. */
+ * last index) is wrong; NULL otherwise. */
 const char *diagnose_picture_finding(const WrongMap *m);
 
 /* The counters that e's measures read (comma-separated, each once, at most

@@ -993,8 +993,9 @@ static int picture_sizes(const Exercise *e, const GradeResult *r, SizeSpec *out)
 }
 
 bool grade_picture(const Exercise *e, const CourseParts *parts, const char *student, const GradeResult *r,
-                   int timeout_s, WrongMap *out) {
+                   int timeout_s, WrongMap *out, bool *interrupted) {
     memset(out, 0, sizeof *out);
+    *interrupted = false;
     if (!r->wrong_map.present || !wrong_map_says_little(&r->wrong_map)) return false;
     SizeSpec *sizes = xcalloc((size_t)e->ncheck_sizes + 1, sizeof *sizes);
     int n = picture_sizes(e, r, sizes);
@@ -1004,6 +1005,7 @@ bool grade_picture(const Exercise *e, const CourseParts *parts, const char *stud
         GradeOptions o = {.timeout_s = timeout_s};
         run_harness(e, parts, student, &o, (JudgePlan){sizes, n, false}, &again);
         if (again.wrong_map.present) *out = again.wrong_map;
+        *interrupted = again.verdict == V_INTERRUPTED;
         grade_result_free(&again);
     }
     free(sizes);

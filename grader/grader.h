@@ -218,11 +218,12 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
  * one too small to say much (a GEMM's 17 x 9 has no tile to fold, a size
  * of 1 no runs): the judge runs again, untimed, on the later check sizes
  * of at least 32 x 32 (1D: 256), and stops at the first that fails.
- * Advice only: the verdict stays r's. Returns whether out holds a picture;
- * wrong_map_says_little says whether a picture is that small. */
+ * Advice only: the verdict stays r's. Returns whether out holds a picture
+ * (*interrupted: the run was stopped by Ctrl-C); wrong_map_says_little says
+ * whether a picture is that small. */
 bool wrong_map_says_little(const WrongMap *m);
 bool grade_picture(const Exercise *e, const CourseParts *parts, const char *student, const GradeResult *r,
-                   int timeout_s, WrongMap *out);
+                   int timeout_s, WrongMap *out, bool *interrupted);
 
 /* Whether a map's fold shows one mistake repeated in every tile: positions
  * wrong in all tiles beside positions right in all (a tail or one bad

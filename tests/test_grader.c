@@ -1305,7 +1305,8 @@ static void test_picture(void **state) {
     small.checks[1] = (CheckResult){.size = "17x9", .ok = false};
     small.wrong_map = (WrongMap){.present = true, .size = "17x9", .rows = 17, .cols = 9, .grid_rows = 16, .grid_cols = 9};
     WrongMap big;
-    assert_true(grade_picture(&e, &parts, "student.so", &small, 10, &big));
+    bool stopped;
+    assert_true(grade_picture(&e, &parts, "student.so", &small, 10, &big, &stopped));
     char *asked = read_file(args, NULL);
     assert_non_null(strstr(asked, "--check 64x64 --check 129x130"));
     assert_null(strstr(asked, "17x9"));
@@ -1316,8 +1317,9 @@ static void test_picture(void **state) {
     free(asked);
     assert_string_equal(big.size, "64x64");
     assert_int_equal(big.nfold, 16);
+    assert_false(stopped);
     small.wrong_map.nfold = 16; /* the grade's own picture folds already: no second run */
-    assert_false(grade_picture(&e, &parts, "student.so", &small, 10, &big));
+    assert_false(grade_picture(&e, &parts, "student.so", &small, 10, &big, &stopped));
     /* 1D: a picture of one element says nothing; 256 elements and more do */
     SizeSpec lengths[] = {{1, {1}}, {1, {31}}, {1, {1000}}, {1, {65537}}};
     e.check_sizes = lengths;
@@ -1325,19 +1327,19 @@ static void test_picture(void **state) {
     GradeResult one = {.verdict = V_WRONG, .nchecks = 1};
     one.checks[0] = (CheckResult){.size = "1", .ok = false};
     one.wrong_map = (WrongMap){.present = true, .size = "1", .rows = 1, .cols = 1, .grid_rows = 1, .grid_cols = 1};
-    assert_true(grade_picture(&e, &parts, "student.so", &one, 10, &big));
+    assert_true(grade_picture(&e, &parts, "student.so", &one, 10, &big, &stopped));
     asked = read_file(args, NULL);
     assert_non_null(strstr(asked, "--check 1000 --check 65537"));
     assert_null(strstr(asked, "--check 31"));
     free(asked);
     one.wrong_map.cols = 1000;
-    assert_false(grade_picture(&e, &parts, "student.so", &one, 10, &big));
+    assert_false(grade_picture(&e, &parts, "student.so", &one, 10, &big, &stopped));
     e.check_sizes = sizes;
     e.ncheck_sizes = 6;
 
     Diagnosis d = {.kind = DIAG_SANITIZER, .ntools = 1, .pattern = "tile_pattern"};
     small.wrong_map.nfold = 0;
-    assert_true(grade_picture(&e, &parts, "student.so", &small, 10, &d.picture));
+    assert_true(grade_picture(&e, &parts, "student.so", &small, 10, &d.picture, &stopped));
     snprintf(d.tools[0].tool, sizeof d.tools[0].tool, "memcheck");
     d.tools[0].finished = true;
     e.ndiagnose = 1;
