@@ -14,11 +14,12 @@ CFLAGS ?= -O2 -g
 # libyaml is linked statically so that the binary runs on GPU machines without libyaml.
 YAML_LIBS ?= -Wl,-Bstatic -lyaml -Wl,-Bdynamic
 CMOCKA_LIBS ?= -lcmocka
-# The terminal app: ncursesw (on every GPU machine), and cmark linked
-# statically for the same reason as libyaml.
+# The terminal app: ncursesw (on every GPU machine), and cmark-gfm (GitHub's
+# CommonMark, for the lessons' tables) linked statically for the same reason
+# as libyaml.
 NCURSES_CFLAGS ?= $(shell pkg-config --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS ?= $(shell pkg-config --libs ncursesw 2>/dev/null)
-CMARK_LIBS ?= -Wl,-Bstatic -lcmark -Wl,-Bdynamic
+CMARK_LIBS ?= -Wl,-Bstatic -lcmark-gfm-extensions -lcmark-gfm -Wl,-Bdynamic
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS := $(YAML_LIBS) -ldl -lm
@@ -98,7 +99,7 @@ $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
 asan:
 	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
-	    LDFLAGS='-fsanitize=address,undefined' YAML_LIBS=-lyaml CMARK_LIBS=-lcmark all
+	    LDFLAGS='-fsanitize=address,undefined' YAML_LIBS=-lyaml CMARK_LIBS='-lcmark-gfm-extensions -lcmark-gfm' all
 
 # libFuzzer targets (clang): make fuzz && fuzz/run.sh 60 (see fuzz/run.sh).
 # UBSan stops at its first report, so that libFuzzer sees it as a crash.

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { SHOWN_OUTPUT_LINES = 40 };
@@ -506,6 +507,10 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
         fputc('}', out);
     }
     fputc(']', out);
+    char *rule = exercise_pass_rule(e);
+    fputs(", \"pass_rule\": ", out);
+    json_string(out, rule);
+    free(rule);
     fputs(", \"floors\": {\"reference\": ", out);
     json_number(out, r->floor_reference);
     fputs(", \"baseline\": ", out);

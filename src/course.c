@@ -328,6 +328,16 @@ bool course_plain_name(const char *s, const char *extra) {
     return true;
 }
 
+/* The library a kind times against (the name in its KIND_LIBRARY("NAME",
+ * fn)), malloc'd; NULL when it times none. */
+static char *kind_library(const char *kind_file) {
+    char *src = read_file(kind_file, NULL);
+    const char *at = src ? strstr(src, "KIND_LIBRARY(\"") : NULL;
+    char *name = at ? xstrndup(at + 14, strcspn(at + 14, "\"\n")) : NULL;
+    free(src);
+    return name;
+}
+
 static bool is_name(const char *s) { return course_plain_name(s, "_"); }
 
 /* Whether w is one of the space-separated words. */
@@ -578,6 +588,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         char *kp = course_kind_path(c, e->kind);
         if (!is_name(e->kind) || !file_exists(kp))
             problem_at(y, map_get(y, n, "kind"), "unknown kind '%s': no harness/kinds/%s.cu", e->kind, e->kind);
+        else e->library = kind_library(kp);
         free(kp);
     }
     e->file = get_string(y, n, "file", true);
@@ -614,6 +625,8 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         e->floor_reference = get_number(y, floors, "reference", true, 0, 0.05, 1.5);
         e->floor_baseline = get_number(y, floors, "baseline", false, 0, 0, 1.5);
         e->floor_library = get_number(y, floors, "library", false, 0, 0, 1.5);
+        if (e->floor_library > 0 && e->kind && !e->library)
+            problem_at(y, map_get(y, floors, "library"), "a library floor, but kind '%s' times no library", e->kind);
     }
     e->floors_why = get_short_text(y, n, "floors_why", MAX_FLOORS_WHY);
     e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
@@ -840,6 +853,7 @@ static void exercise_free(Exercise *e) {
     free(e->summary), free(e->task), free(e->check_sizes), free(e->timing_sizes), free(e->where);
     free(e->timeout_hint);
     free(e->floors_why);
+    free(e->library);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_sass);
@@ -949,6 +963,27 @@ char *course_solution_path(const Course *c, const Exercise *e) {
     char *p = path_join(c->root, rel);
     free(rel);
     return p;
+}
+
+char *exercise_pass_rule(const Exercise *e) {
+    StrBuf b = {0};
+    sb_printf(&b, "correct at every size, and at least %.2fx the reference's throughput", e->floor_reference);
+    const char *more[2] = {NULL, NULL};
+    char copy[96] = "", library[160] = "";
+    if (e->floor_baseline > 0) {
+        snprintf(copy, sizeof copy, "%.2fx the copy bandwidth of the same run", e->floor_baseline);
+        more[0] = copy;
+    }
+    if (e->floor_library > 0) {
+        snprintf(library, sizeof library, "%.2fx %s's", e->floor_library, e->library ? e->library : "the library");
+        more[more[0] ? 1 : 0] = library;
+    }
+    if (more[0]) sb_printf(&b, "%s%s", more[1] ? ", " : " and ", more[0]);
+    if (more[1]) sb_printf(&b, " and %s", more[1]);
+    if (e->ntiming_sizes > 1) sb_printf(&b, ", at each of its %d timed sizes", e->ntiming_sizes);
+    if (e->required_sass.count || e->forbidden_sass.count || e->nevidence)
+        sb_printf(&b, "; and the technique it teaches, seen in its machine code%s", e->nevidence ? " and the GPU's counters" : "");
+    return b.buf;
 }
 
 char *course_kind_file(const char *root, const char *harness_dir, const char *kind) {

@@ -79,6 +79,7 @@ typedef struct Exercise {
     double floor_reference;    /* student throughput / reference's, at least */
     double floor_baseline;     /* student throughput / same-run copy's, at least (0: none) */
     double floor_library;      /* student throughput / the kind's library's (CUB...), at least (0: none) */
+    char *library;             /* what the kind times as the library ("cuBLAS Sgemm FP32"), or NULL */
     int timeout_s;             /* one grading run */
     char *timeout_hint;        /* the likely cause of a hang, said in a timeout verdict (or NULL) */
     char *floors_why;          /* why the floors sit far below the reference, on purpose (or NULL) */
@@ -139,6 +140,10 @@ const Exercise *course_rung_below(const Course *c, const Exercise *e);
 char *course_stub_path(const Course *c, const Exercise *e);
 char *course_solution_path(const Course *c, const Exercise *e);
 char *course_kind_path(const Course *c, const char *kind);
+/* The one statement of what passing e takes: every floor it has, the
+ * library named, and whether the technique is checked too (malloc'd). The
+ * CLI's show, the app's exercise view and the JSON say this. */
+char *exercise_pass_rule(const Exercise *e);
 
 /* The shared harness (main.cu, runner.cu, harness.h, ...) of the course under
  * root: its own harness/ when that has main.cu (this repository), else

@@ -205,8 +205,9 @@ static int cmd_show(Session *s, const char *key) {
     printf("Status:     %s, %d attempt%s", status_name(p ? p->status : ST_NOT_STARTED), p ? p->attempts : 0,
            p && p->attempts == 1 ? "" : "s");
     if (p && p->best_vs_reference > 0) printf(", best %.2fx the reference", p->best_vs_reference);
-    printf("\nTo pass:    correct at every size, and at least %.2fx the reference's throughput", e->floor_reference);
-    if (e->floor_baseline > 0) printf(" and %.2fx the copy bandwidth", e->floor_baseline);
+    char *rule = exercise_pass_rule(e);
+    printf("\nTo pass:    %s", rule);
+    free(rule);
     printf("\nHints:      %d of %d seen (gpucourse hint %s)\n", p ? p->hints_seen : 0, e->hints.count, e->id);
     free(file);
     return 0;

@@ -32,6 +32,10 @@ check "unknown exercise: usage error 64" sh -c "$GC show ex99 2>&1; test \$? = 6
 t_id_forms() { for k in ex7 ex07 EX07 7 07 ex007 fused_axpy_relu FUSED_AXPY_RELU; do
                    code_is 0 "$GC" show "$k" && has "^ex07 fused_axpy_relu" || { echo "for '$k'"; return 1; }; done; }
 check "exercise ids as people type them: ex7, ex07, EX07, 7, 07, ex007, the name" t_id_forms
+t_pass_rule() { code_is 0 "$GC" show ex08 &&
+                has "^To pass:    correct at every size, and at least 0.80x the reference's throughput, 0.75x the copy bandwidth of the same run and 0.70x CUB DeviceSegmentedReduce::Sum's\$" &&
+                code_is 0 "$GC" show ex41 && has "0.75x cuBLAS Sgemm FP32's, at each of its 4 timed sizes; and the technique it teaches"; }
+check "show states every floor of the pass rule, the library by name" t_pass_rule
 t_id_odd() { for k in +7 ' 7' 7x ''; do
                  code_is 64 "$GC" show "$k" && has_err "^gpucourse: no exercise '$k'\$" && has_err "Try 'gpucourse list'" ||
                      { echo "for '$k'"; return 1; }; done; }

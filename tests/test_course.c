@@ -193,6 +193,47 @@ static void test_floor_out_of_range(void **state) {
                    "course/01-one/chapter.yaml:14:25: 'reference' is 3, out of range [0.05, 1.5] (in exercise 'ex01')");
 }
 
+/* A library floor needs a kind that times a library; the pass rule states
+ * every floor, the library by the name its kind gives it. */
+static void test_library_floor_and_pass_rule(void **state) {
+    (void)state;
+    expect_problem("reference: 0.8, baseline: 0.7", "reference: 0.8, baseline: 0.7, library: 0.6",
+                   "course/01-one/chapter.yaml:14:54: a library floor, but kind 'k' times no library (in exercise 'ex01')");
+    char *with = xprintf("%s", good_chapter);
+    char *at = strstr(with, "baseline: 0.7}");
+    char *chapter = xprintf("%.*sbaseline: 0.7, library: 0.6}%s", (int)(at - with), with, at + strlen("baseline: 0.7}"));
+    char *dir = make_course(chapter);
+    put_file(dir, "harness/kinds/k.cu", "extern const KindDef kind = {\"k\", \"sig\", 1, 1, {}, b, c, r,\n"
+                                        "    KIND_LIBRARY(\"CUB DeviceReduce::Sum\", library)};\n");
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_int_equal(problems.count, 0);
+    assert_string_equal(c->exercises[0].library, "CUB DeviceReduce::Sum");
+    char *rule = exercise_pass_rule(&c->exercises[0]);
+    assert_string_equal(rule, "correct at every size, and at least 0.80x the reference's throughput, 0.70x the copy "
+                              "bandwidth of the same run and 0.60x CUB DeviceReduce::Sum's");
+    free(rule);
+    rule = exercise_pass_rule(&c->exercises[1]); /* an instruction required */
+    assert_string_equal(rule, "correct at every size, and at least 0.80x the reference's throughput; and the technique "
+                              "it teaches, seen in its machine code");
+    free(rule);
+    c->exercises[1].ntiming_sizes = 2;
+    rule = exercise_pass_rule(&c->exercises[1]);
+    assert_non_null(strstr(rule, "throughput, at each of its 2 timed sizes; and"));
+    free(rule);
+    c->exercises[0].floor_baseline = 0;
+    rule = exercise_pass_rule(&c->exercises[0]);
+    assert_string_equal(rule, "correct at every size, and at least 0.80x the reference's throughput and 0.60x CUB "
+                              "DeviceReduce::Sum's");
+    free(rule);
+    course_free(c);
+    strlist_free(&problems);
+    free(chapter);
+    free(with);
+    free(dir);
+}
+
 static void test_unknown_key(void **state) {
     (void)state;
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
@@ -778,7 +819,7 @@ int main(void) {
         cmocka_unit_test(test_several_timing_sizes), cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_diagnose_entries), cmocka_unit_test(test_rung_below),
+        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_library_floor_and_pass_rule), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_diagnose_entries), cmocka_unit_test(test_rung_below),
         cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_ladder), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),

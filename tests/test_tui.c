@@ -128,6 +128,69 @@ static void test_highlight(void **state) {
     assert_false(highlight_knows(NULL));
 }
 
+/* GitHub's tables: columns as wide as their cells when they fit, a rule
+ * under the header, alignment; narrowed and wrapped when they do not, with
+ * rules between the rows; never raw pipes, never wider than the width. */
+static void test_markdown_table(void **state) {
+    (void)state;
+    const char *md = "Before.\n\n| registers | row | columns |\n|---|:---:|--:|\n"
+                     "| `d[4i]` | `16 * warp + lane / 4` | 8 |\n| d[4i+2] | the same | 16 |\n\nAfter.\n";
+    Doc d = {0};
+    md_render(&d, md, 78);
+    char *text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_non_null(strstr(text, " registers |         row          | columns\n"
+                                 "-----------+----------------------+--------\n"
+                                 " d[4i]     | 16 * warp + lane / 4 |       8\n"
+                                 " d[4i+2]   |       the same       |      16\n"));
+    assert_int_equal(style_of(&d, "registers"), S_STRONG);
+    assert_int_equal(style_of(&d, "16 * warp"), S_CODE);
+    assert_null(strstr(text, "|---"));
+    free(text);
+    doc_free(&d);
+
+    md_render(&d, md, 30); /* narrowed: the widest column wraps, rules between the rows */
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_true(max_width(&d) <= 30);
+    assert_non_null(strstr(text, " registers |   row   | columns\n"));  /* words whole where they fit */
+    assert_non_null(strstr(text, " d[4i]     |  16 *   |       8\n           | warp +  |        \n"));
+    assert_non_null(strstr(text, "-----------+---------+--------\n d[4i+2]"));
+    assert_null(strstr(text, "| row |"));
+    free(text);
+    doc_free(&d);
+}
+
+/* Every lesson of the course at 80 and at 60 columns: no line wider than
+ * that (a code line is continued, a table narrowed), no table left as raw
+ * pipes. */
+static void test_every_lesson_fits(void **state) {
+    (void)state;
+    StrList problems = {0};
+    Course *c = course_load(".", &problems);
+    assert_non_null(c);
+    const int widths[] = {80, 60};
+    for (int i = 0; i < c->nchapters; i++) {
+        char *md = read_file(c->chapters[i].lesson_path, NULL);
+        assert_non_null(md);
+        for (size_t k = 0; k < ARRAY_SIZE(widths); k++) {
+            Doc d = {0};
+            md_render(&d, md, widths[k]);
+            for (int l = 0; l < d.count; l++) {
+                const DocLine *line = &d.lines[l];
+                int w = text_width(line->text ? line->text : "", line->len);
+                if (w > widths[k]) fail_msg("%s at %d columns: line %d is %d wide", c->chapters[i].lesson_path, widths[k], l, w);
+                if (line->len && strstr(line->text, "|---")) /* a table's delimiter row, left as markdown */
+                    fail_msg("%s: a table left as pipes: %.*s", c->chapters[i].lesson_path, (int)line->len, line->text);
+            }
+            doc_free(&d);
+        }
+        free(md);
+    }
+    course_free(c);
+    strlist_free(&problems);
+}
+
 /* A lesson's cuda block is coloured; a block without a language (a diagram)
  * is not; the reference solution goes through the same code. */
 static void test_markdown_code_colour(void **state) {
@@ -547,7 +610,7 @@ static void test_log_visible(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown), cmocka_unit_test(test_markdown_table), cmocka_unit_test(test_every_lesson_fits),
         cmocka_unit_test(test_highlight),     cmocka_unit_test(test_markdown_code_colour),
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
         cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_gemm_sizes), cmocka_unit_test(test_card_ladder),     cmocka_unit_test(test_card_checks_wrap),

@@ -3,8 +3,9 @@
 # window): the start screen, navigation, a rendered lesson, help, grading
 # (the live log, a compile error through $EDITOR, the no-GPU message), hints,
 # reset, a resize to 60x15, 20x10 and back, quitting, Ctrl-C, SIGTERM and
-# SIGSEGV (the terminal restored each time), NO_COLOR, code colours, and watch
-# mode with and without a terminal. Runs on the shipped course without a GPU. Prints TAP.
+# SIGSEGV (the terminal restored each time), NO_COLOR, code colours, watch
+# mode with and without a terminal, and every lesson paged to its end (tables
+# drawn in columns). Runs on the shipped course without a GPU. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 if ! command -v tmux >/dev/null 2>&1; then
@@ -282,6 +283,12 @@ t_watch_app() {
 }
 check "gpucourse watch EX on a terminal: the app grades on save" t_watch_app
 
+t_pass_rule() {
+    start_shell && keys "$GC watch ex08" Enter && wait_for "ex08 segment_sum" && wait_for "To pass" &&
+        shows "0.75x the copy bandwidth" && shows "DeviceSegmentedReduce::Sum's" && keys q && restored
+}
+check "the exercise view states every floor (the library's too)" t_pass_rule
+
 t_watch_text() {
     "$GC" watch ex04 >"$T/watch.out" 2>&1 </dev/null &
     pid=$!
@@ -305,6 +312,41 @@ t_watch_text() {
     [ "$before" = 0 ] && [ "$(grep -c '^SKIPPED ex04' "$T/watch.out")" = 2 ] && ! grep -q "ex05" "$T/watch.out"
 }
 check "gpucourse watch EX without a terminal: swap files ignored, saves debounced, a report per save" t_watch_text
+
+# every_page: pages the lesson on the screen down to its end (the footer's
+# "A-B of C" with B = C), each page appended to $T/pages
+position() { screen | grep -o ' [0-9]*-[0-9]* of [0-9]*' | tail -1; }
+every_page() {
+    i=0
+    while [ $i -lt 80 ]; do
+        screen >"$T/screen"
+        cat "$T/screen" >>"$T/pages"
+        at=$(grep -o ' [0-9]*-[0-9]* of [0-9]*' "$T/screen" | tail -1)
+        set -- $(echo "$at" | tr -- '-' ' ')
+        [ -n "$2" ] && [ "$2" = "$4" ] && return 0
+        keys Space
+        tries=50
+        while [ "$(position)" = "$at" ] && [ $tries -gt 0 ]; do sleep 0.1; tries=$((tries - 1)); done
+        [ $tries -gt 0 ] || { echo "paging stopped at$at"; return 1; }
+        i=$((i + 1))
+    done
+    echo "more than 80 pages"
+    return 1
+}
+t_every_lesson() {
+    : >"$T/pages"
+    start_shell && start_app && keys l && wait_for "Chapter 1: The thread hierarchy" || return 1
+    for ch in 1 2 3 4 5 6 7 8 9 10; do
+        wait_for "Chapter $ch: " && every_page || return 1
+        [ $ch = 10 ] || keys n
+    done
+    keys q && restored || return 1
+    # a table is drawn in columns (rules crossing), never left as markdown's pipes
+    grep -q -- "─┼─" "$T/pages" || { echo "no table drawn in columns"; return 1; }
+    if grep -E '\|[ :]*---[-: ]*\|' "$T/pages" | head -5 | grep .; then echo "a markdown table left as pipes"; return 1; fi
+    grep -q " resource per SM │ H100 " "$T/pages" && grep -q " argument  *│ what it is" "$T/pages"
+}
+check "every lesson at 80x24, paged to its end: tables in columns, no raw pipes" t_every_lesson
 
 t_not_a_tty() { "$GC" </dev/null | cat >"$T/got" && grep -q "Chapter 1: The thread hierarchy" "$T/got" && grep -q "Next: ex02" "$T/got"; }
 check "gpucourse off a terminal prints the course as text" t_not_a_tty

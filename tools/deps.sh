@@ -28,7 +28,8 @@ present() {
     pkg-config) has_command pkg-config ;;
     libyaml-dev) has_header '#include <yaml.h>' ;;
     libncurses-dev) pkg-config --exists ncursesw 2>/dev/null ;;
-    libcmark-dev) has_header '#include <cmark.h>' ;;
+    libcmark-gfm-dev) has_header '#include <cmark-gfm.h>' ;;
+    libcmark-gfm-extensions-dev) has_header '#include <cmark-gfm-core-extensions.h>' ;;
     libcmocka-dev) has_header '#include <stdarg.h>' '#include <stddef.h>' '#include <stdint.h>' \
                               '#include <setjmp.h>' '#include <cmocka.h>' ;;
     tmux | python3 | patch) has_command "$1" ;;
@@ -39,7 +40,7 @@ present() {
     esac
 }
 
-BUILD="build-essential pkg-config libyaml-dev libncurses-dev libcmark-dev"
+BUILD="build-essential pkg-config libyaml-dev libncurses-dev libcmark-gfm-dev libcmark-gfm-extensions-dev"
 TEST="libcmocka-dev tmux python3 procps patch"
 FUZZ="clang libclang-rt-dev"
 case $1 in

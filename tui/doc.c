@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "*", "|", "^", "o", "v", ">", "..."};
-const Glyphs glyphs_unicode = {"\u2588", "\u2591", "\u2500", "\u2502", "\u2514", "\u2022", "\u2503", "\u25b2",
-                               "\u25cf", "\u2193", "\u21aa", "\u2026"};
+const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "+", "*", "|", "^", "o", "v", ">", "..."};
+const Glyphs glyphs_unicode = {"\u2588", "\u2591", "\u2500", "\u2502", "\u2514", "\u253c", "\u2022", "\u2503",
+                               "\u25b2", "\u25cf", "\u2193", "\u21aa", "\u2026"};
 const Glyphs *glyph = &glyphs_ascii;
 
 void line_addn(DocLine *l, Style s, const char *text, size_t len) {

@@ -67,6 +67,7 @@ typedef struct {
     const char *block;   /* a full bar cell */
     const char *shade;   /* an empty bar cell */
     const char *hline, *vline, *corner; /* axes and rules */
+    const char *cross;   /* where a table's rule crosses a column's line */
     const char *bullet;
     const char *floor;   /* a floor marked on a bar */
     const char *up;      /* points at a floor from below */

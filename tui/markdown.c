@@ -1,6 +1,7 @@
 #include "markdown.h"
 
-#include <cmark.h>
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,154 @@ void md_code(Doc *d, const char *code, const char *lang, int width) {
     code_block(d, code, lang, S_CODEBLOCK, "", NULL, NULL, width);
 }
 
+/* ------------------------------------------------------------ tables */
+
+/* GitHub's tables: columns as wide as their widest cell when the table fits
+ * the width; else the widest columns are narrowed, one column at a time,
+ * until it fits, and each cell wraps inside its column. The header row is
+ * bold with a rule under it; when a cell wraps, a rule also separates the
+ * body rows. No outer border: it would only take width. */
+typedef struct {
+    DocLine *cells; /* rows x cols, row-major */
+    int rows, cols;
+    int header_rows;
+} Table;
+
+static bool is_type(cmark_node *n, const char *type) {
+    const char *t = cmark_node_get_type_string(n);
+    return t && !strcmp(t, type);
+}
+
+static void table_read(cmark_node *n, Table *t) {
+    t->cols = cmark_gfm_extensions_get_table_columns(n);
+    t->rows = 0;
+    for (cmark_node *row = cmark_node_first_child(n); row; row = cmark_node_next(row)) t->rows++;
+    t->cells = xcalloc((size_t)(t->rows * t->cols) + 1, sizeof *t->cells);
+    int r = 0;
+    for (cmark_node *row = cmark_node_first_child(n); row; row = cmark_node_next(row), r++) {
+        bool header = cmark_gfm_extensions_get_table_row_is_header(row);
+        if (header) t->header_rows = r + 1;
+        int c = 0;
+        for (cmark_node *cell = cmark_node_first_child(row); cell && c < t->cols; cell = cmark_node_next(cell), c++) {
+            DocLine *l = &t->cells[r * t->cols + c];
+            inlines(l, cell, header ? S_STRONG : S_NORMAL);
+        }
+    }
+}
+
+/* The width of the longest word of a cell. */
+static int longest_word(const DocLine *l) {
+    int longest = 0;
+    for (size_t i = 0; i < l->len;) {
+        size_t n = strcspn(l->text + i, " ");
+        if (i + n > l->len) n = l->len - i;
+        int w = text_width(l->text + i, n);
+        if (w > longest) longest = w;
+        i += n + 1;
+    }
+    return longest;
+}
+
+/* Column widths that fit `room` columns of text: the natural ones, then the
+ * widest column narrowed one at a time, first no narrower than its longest
+ * word (words stay whole), then as far as it takes. */
+static void table_widths(const Table *t, int room, int *w) {
+    int total = 0;
+    int *word = xcalloc((size_t)t->cols, sizeof *word);
+    for (int c = 0; c < t->cols; c++) {
+        w[c] = 1;
+        for (int r = 0; r < t->rows; r++) {
+            const DocLine *l = &t->cells[r * t->cols + c];
+            int cw = text_width(l->text ? l->text : "", l->len);
+            if (cw > w[c]) w[c] = cw;
+            if (longest_word(l) > word[c]) word[c] = longest_word(l);
+        }
+        total += w[c];
+    }
+    for (int words_whole = 1; words_whole >= 0 && total > room; words_whole--)
+        while (total > room) {
+            int widest = -1;
+            for (int c = 0; c < t->cols; c++)
+                if (w[c] > (words_whole ? word[c] : 1) && (widest < 0 || w[c] > w[widest])) widest = c;
+            if (widest < 0) break;
+            w[widest]--;
+            total--;
+        }
+    free(word);
+}
+
+/* A cell wrapped at width w: its lines in a Doc of their own. */
+static void cell_lines(const DocLine *cell, int w, Doc *out) {
+    memset(out, 0, sizeof *out);
+    if (cell->len) doc_wrap_styled(out, cell, NULL, NULL, w);
+    while (out->count > 0 && out->lines[out->count - 1].len == 0) line_free(&out->lines[--out->count]);
+}
+
+static void table_rule(Render *r, const DocLine *prefix, const int *w, int cols) {
+    doc_add_line(r->d, prefix);
+    for (int c = 0; c < cols; c++) {
+        for (int i = 0; i < w[c] + (c + 1 < cols ? 2 : 1); i++) doc_add(r->d, S_DIM, glyph->hline);
+        if (c + 1 < cols) doc_add(r->d, S_DIM, glyph->cross);
+    }
+    doc_newline(r->d);
+}
+
+static void table(Render *r, cmark_node *n, const DocLine *first, const DocLine *rest) {
+    Table t = {0};
+    table_read(n, &t);
+    if (t.cols == 0 || t.rows == 0) {
+        free(t.cells);
+        return;
+    }
+    const uint8_t *align = cmark_gfm_extensions_get_table_alignments(n);
+    int prefix = rest ? text_width(rest->text ? rest->text : "", rest->len) : 0;
+    int *w = xcalloc((size_t)t.cols, sizeof *w);
+    /* a cell takes its width plus " | " between columns and one space before the first */
+    table_widths(&t, r->width - prefix - 3 * (t.cols - 1) - 1, w);
+    Doc *lines = xcalloc((size_t)(t.rows * t.cols), sizeof *lines);
+    bool wraps = false;
+    for (int i = 0; i < t.rows * t.cols; i++) {
+        cell_lines(&t.cells[i], w[i % t.cols], &lines[i]);
+        wraps |= lines[i].count > 1;
+    }
+    for (int row = 0; row < t.rows; row++) {
+        if (row > 0 && (row == t.header_rows || (wraps && row > t.header_rows))) table_rule(r, rest, w, t.cols);
+        int height = 1;
+        for (int c = 0; c < t.cols; c++)
+            if (lines[row * t.cols + c].count > height) height = lines[row * t.cols + c].count;
+        for (int k = 0; k < height; k++) {
+            doc_add_line(r->d, row == 0 && k == 0 ? first : rest);
+            for (int c = 0; c < t.cols; c++) {
+                const Doc *cell = &lines[row * t.cols + c];
+                const DocLine *l = k < cell->count ? &cell->lines[k] : NULL;
+                int used = l ? text_width(l->text ? l->text : "", l->len) : 0;
+                int pad = w[c] > used ? w[c] - used : 0;
+                char a = align ? (char)align[c] : 0;
+                int before = a == 'r' ? pad : a == 'c' ? pad / 2 : 0;
+                doc_printf(r->d, S_NORMAL, " %*s", before, "");
+                if (l) doc_add_line(r->d, l);
+                if (c + 1 < t.cols) {
+                    doc_printf(r->d, S_NORMAL, "%*s ", pad - before, "");
+                    doc_add(r->d, S_DIM, glyph->vline);
+                }
+            }
+            doc_newline(r->d);
+        }
+    }
+    for (int i = 0; i < t.rows * t.cols; i++) {
+        doc_free(&lines[i]);
+        line_free(&t.cells[i]);
+    }
+    free(lines);
+    free(w);
+    free(t.cells);
+}
+
 static void block(Render *r, cmark_node *n, const DocLine *first, const DocLine *rest) {
+    if (is_type(n, "table")) {
+        table(r, n, first, rest);
+        return;
+    }
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_DOCUMENT: children(r, n, first, rest, false); break;
     case CMARK_NODE_PARAGRAPH: {
@@ -196,7 +344,13 @@ static void block(Render *r, cmark_node *n, const DocLine *first, const DocLine 
 }
 
 void md_render(Doc *d, const char *text, int width) {
-    cmark_node *root = cmark_parse_document(text, strlen(text), CMARK_OPT_DEFAULT);
+    cmark_gfm_core_extensions_ensure_registered();
+    cmark_parser *parser = cmark_parser_new(CMARK_OPT_DEFAULT);
+    cmark_syntax_extension *tables = cmark_find_syntax_extension("table");
+    if (tables) cmark_parser_attach_syntax_extension(parser, tables);
+    cmark_parser_feed(parser, text, strlen(text));
+    cmark_node *root = cmark_parser_finish(parser);
+    cmark_parser_free(parser);
     if (!root) {
         doc_add(d, S_NORMAL, text);
         doc_newline(d);

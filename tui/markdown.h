@@ -1,6 +1,7 @@
-/* Markdown (lessons, tasks, hints) to a Doc, through cmark, the CommonMark
- * reference parser: headings, emphasis, lists, quotes and rules wrapped to
- * the width; code blocks (and the ASCII diagrams in them) kept line for line,
+/* Markdown (lessons, tasks, hints) to a Doc, through cmark-gfm (GitHub's
+ * CommonMark parser, with its table extension): headings, emphasis, lists,
+ * quotes and rules wrapped to the width; tables laid out in columns that
+ * fit it; code blocks (and the ASCII diagrams in them) kept line for line,
  * CUDA coloured (highlight.c). */
 #ifndef GPUCOURSE_TUI_MARKDOWN_H
 #define GPUCOURSE_TUI_MARKDOWN_H

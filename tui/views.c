@@ -124,12 +124,7 @@ static void build_exercise(App *a, Doc *d, int width) {
         doc_newline(d);
     }
     label(d, "To pass");
-    char *rule = e->floor_baseline > 0
-                     ? xprintf("correct at every size, and at least %.2fx the reference's throughput and %.2fx the "
-                               "copy bandwidth of the same run",
-                               e->floor_reference, e->floor_baseline)
-                     : xprintf("correct at every size, and at least %.2fx the reference's throughput",
-                               e->floor_reference);
+    char *rule = exercise_pass_rule(e);
     doc_wrap(d, S_NORMAL, rule, 10, width);
     free(rule);
     int seen = p ? p->hints_seen : 0;
