@@ -75,7 +75,7 @@ run: $(B)/gpucourse
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/cli.sh tests/authoring.sh tests/fixtures.sh tests/tui.sh
+	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/errata.sh tests/cli.sh tests/authoring.sh tests/fixtures.sh tests/tui.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh
@@ -83,7 +83,9 @@ test-gpu: $(B)/gpucourse
 install: $(B)/gpucourse
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gpucourse
 	install -m 755 $(B)/gpucourse $(DESTDIR)$(PREFIX)/bin/gpucourse
-	cp -R course exercises solutions harness $(DESTDIR)$(PREFIX)/share/gpucourse/
+	cp -R course exercises solutions harness docs $(DESTDIR)$(PREFIX)/share/gpucourse/
+	install -d $(DESTDIR)$(PREFIX)/share/gpucourse/tools
+	install -m 644 tools/*.cu $(DESTDIR)$(PREFIX)/share/gpucourse/tools/  # the benchmarks the lessons cite
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpucourse

@@ -4,8 +4,8 @@
 //   ldmatrix: one instruction in which the warp reads whole 8 x 8 blocks
 //   of 16-bit values from shared memory and every lane receives exactly its
 //   mma fragment. It is how every fast mma.sync kernel feeds the tensor
-//   cores, and its .trans form turns a k-major matrix into the pairs along
-//   k that the B fragment wants.
+//   cores, and its .trans form turns an N-major matrix (row-major K x N)
+//   into the pairs along k that the B fragment wants.
 //
 // The problem
 //   As in ex23: C_t (16 x 8 float) = A_t (16 x 16 bf16) * B_t (16 x 8 bf16),

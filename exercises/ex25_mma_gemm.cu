@@ -108,7 +108,7 @@ __device__ __forceinline__ void load_stage(unsigned char* as, unsigned char* bs,
         //          bs + b_offset(kb + 8i, cb); inside when the row is < K and n0 + 8cb < N.
         //       copy16 zero-fills when !inside (src must still be a valid pointer then: A or B itself).
         //       Most tiles lie wholly inside the matrix (m0 + BM <= M, n0 + BN <= N, k0 + BK <= K):
-        //       give them a path without the tests: tests inside the k loop cost 15-18% of the speed.
+        //       give them a path without the tests (tests inside the k loop take instructions and registers).
     } else {
         for (int e = threadIdx.x; e < BM * BK; e += THREADS) {
             const int r = e / BK, kk = e % BK, m = m0 + r, k = k0 + kk;

@@ -27,8 +27,8 @@
 //      go in the no-swizzle K-major layout. A core matrix is 8 rows x 8 k,
 //      its rows 16 bytes apart (128 contiguous bytes). Put the 8 core
 //      matrices along K of one 8-row group next to each other, and the row
-//      groups one after another: core matrix (r / 8, j) at chunk
-//      ((r / 8) * 8 + j) * 8, its row r % 8 one chunk further per row.
+//      groups one after another; inside a core matrix, each row is one
+//      chunk further (the lesson's table gives the byte offsets).
 //   2. The four wgmma, one per 16 of K: the descriptors of A's and B's
 //      k-step ks, with the leading-dimension byte offset (LBO: from a core
 //      matrix to its neighbour along K), the stride-dimension byte offset
@@ -134,7 +134,7 @@ constexpr int CHUNKS = T * T * 2 / 16;    // 16-byte chunks (8 bf16) of one tile
 // in the no-swizzle K-major layout (see the TODO list at the top).
 __device__ __forceinline__ int chunk_offset(int r, int j)
 {
-    // TODO: core matrix (r / 8, j) at chunk ((r / 8) * 8 + j) * 8, then row r % 8.
+    // TODO: the chunk of core matrix (r / 8, j), then row r % 8 inside it.
     return r * 8 + j;  // plain row-major: not a layout wgmma can describe
 }
 

@@ -6,7 +6,7 @@
 //   A: ldmatrix .x4, the four 8 x 8 blocks (rows 0-7 | 8-15) x (k 0-7 | 8-15)
 //      in the order a[0..3] wants them; lanes 8m .. 8m+7 give the row
 //      addresses of block m.
-//   B: ldmatrix .x2 .trans: B is stored k-major (row k holds 8 n's), and the
+//   B: ldmatrix .x2 .trans: B is stored N-major (row k holds 8 n's), and the
 //      fragment wants pairs along k, so each 8 x 8 block is transposed on the
 //      way; lanes 0-15 give the addresses of rows k = 0 .. 15.
 // A row of an A tile is 32 bytes: 8 rows read by one ldmatrix phase would

@@ -13,13 +13,13 @@
 // Global -> shared: cp.async, 16 bytes per instruction, through a ring of
 // 3 stages of 32 KB. A chunk that lies outside the matrix is zero-filled
 // (src-size 0), but only tiles at the matrix's edges test: a tile wholly
-// inside copies without a test per chunk, which is worth 15-18% (the
-// tests and their registers sit inside the k loop). This needs every row
+// inside copies without a test per chunk (the tests and the registers
+// they need would otherwise sit inside the k loop). This needs every row
 // to start on 16 bytes: K and N multiples of 8. Other shapes take the
 // same kernel with plain loads (kAsync = false).
 //
 // Shared -> registers: ldmatrix (.x4 for A; .x4.trans for B, which is
-// stored k-major and wanted in pairs along k), double-buffered: the
+// stored N-major and wanted in pairs along k), double-buffered: the
 // fragments of the next 16-step load while this one's mma run. The wait
 // for the next stage and the barrier come before the last 16-step of a
 // stage, so that even the next stage's first fragments are in flight while

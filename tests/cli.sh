@@ -182,8 +182,10 @@ t_check_course() { code_is 0 "$GC" check-course && has "YAML valid" && has "ex07
 t_install() { make -s install PREFIX=/usr DESTDIR="$T/root" >"$T/got" 2>&1 || { cat "$T/got"; return 1; }
               test -x "$T/root/usr/bin/gpucourse" && test -f "$T/root/usr/share/gpucourse/course/course.yaml" &&
               test -f "$T/root/usr/share/gpucourse/harness/main.cu" &&
+              for cited in $(grep -rhoE "(docs/[a-z_-]+\.md|tools/[a-z_-]+\.cu)" course exercises solutions | sort -u); do
+                  test -f "$T/root/usr/share/gpucourse/$cited" || { echo "cited but not installed: $cited"; return 1; }; done &&
               (cd / && unset GPUCOURSE_COURSE && code_is 0 "$T/root/usr/bin/gpucourse" list) && has "Chapter 1: The thread hierarchy"; }
-check "make install (PREFIX, DESTDIR): the installed binary finds the installed course" t_install
+check "make install (PREFIX, DESTDIR): the installed binary finds the installed course; what lessons cite is installed" t_install
 
 # build/gpucourse finds the course beside itself from any directory (also
 # through a link, as from ~/bin); a copy elsewhere finds none

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Every ```cuda block of every lesson compiles for sm_90a (TAP). A block
 # compiles on its own, after the includes a lesson may take for granted
-# (the CUDA runtime, bf16, fixed-width ints); a block whose fence says
-# ```cuda continues is compiled after all the lesson's earlier blocks, the
-# way the lesson builds it up. Without nvcc every block is skipped, with
+# (the CUDA runtime, bf16, fixed-width ints, stdio); a block whose fence
+# says ```cuda continues is compiled after all the lesson's earlier blocks,
+# the way the lesson builds it up; a block whose fence says ```cuda program
+# is a whole file the student builds as shown, so it compiles with nothing
+# before it. Without nvcc every block is skipped, with
 # the reason. Every line of every block (code or diagram) also fits in 76
 # columns, so that the app shows it whole at 80 x 24.
 cd "$(dirname "$0")/.." || exit 1
@@ -15,7 +17,7 @@ for lesson in course/*/lesson.md; do
     # one file per block: B<k>.cu holds the block, B<k>.mode "alone" or "continues", B<k>.line its line
     rm -f "$T"/B*
     awk -v dir="$T" '
-        /^```cuda/ && !inside { inside = 1; k++; mode = ($2 == "continues") ? "continues" : "alone";
+        /^```cuda/ && !inside { inside = 1; k++; mode = ($2 == "continues" || $2 == "program") ? $2 : "alone";
                                print mode > (dir "/B" k ".mode"); print NR > (dir "/B" k ".line"); next }
         /^```/ && inside      { inside = 0; next }
         inside                { print > (dir "/B" k ".cu") }
@@ -30,7 +32,8 @@ for lesson in course/*/lesson.md; do
             continue
         fi
         {
-            printf '#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cstdint>\n#include <cstdio>\n'
+            [ "$(cat "$T/B$k.mode")" = program ] ||
+                printf '#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cstdint>\n#include <cstdio>\n'
             if [ "$(cat "$T/B$k.mode")" = continues ]; then
                 j=1
                 while [ $j -lt $k ]; do cat "$T/B$j.cu" 2>/dev/null; j=$((j + 1)); done

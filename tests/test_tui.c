@@ -78,6 +78,11 @@ static void test_markdown(void **state) {
     assert_true(max_width(&d) <= 40);
     free(text);
     doc_free(&d);
+    md_render(&d, "See <https://example.com/a> and [the docs](https://example.com/b).\n", 78);
+    text = doc_text(&d); /* an autolink's URL once; a named link's after its text */
+    assert_string_equal(text, "See https://example.com/a and the docs <https://example.com/b>.\n");
+    free(text);
+    doc_free(&d);
 }
 
 /* The style of every byte of code, as a string of one letter per byte:

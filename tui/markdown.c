@@ -26,9 +26,11 @@ static void inlines(DocLine *out, cmark_node *n, Style s) {
         case CMARK_NODE_EMPH: inlines(out, c, s == S_NORMAL ? S_EMPH : s); break;
         case CMARK_NODE_STRONG: inlines(out, c, s == S_NORMAL || s == S_EMPH ? S_STRONG : s); break;
         case CMARK_NODE_LINK: {
+            size_t start = out->len;
             inlines(out, c, S_LINK);
             const char *url = cmark_node_get_url(c);
-            if (url && *url && url[0] != '#') {
+            bool said = url && strlen(url) == out->len - start && !memcmp(out->text + start, url, out->len - start);
+            if (url && *url && url[0] != '#' && !said) { /* an autolink <url> is its own text */
                 line_addn(out, S_DIM, " <", 2);
                 line_addn(out, S_DIM, url, strlen(url));
                 line_addn(out, S_DIM, ">", 1);
