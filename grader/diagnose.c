@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../src/proc.h"
+#include "gpulock.h"
 #include "metrics.h"
 
 /* The bounds of a diagnosis: each program it runs, and all of them. */
@@ -620,6 +621,7 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
     CourseParts parts = {0};
     char *lib = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
     char *source = workspace_exercise_path(w, e);
+    GpuLock lock = {-1};
     switch (r->verdict) {
     case V_WRONG:
     case V_RUNTIME_ERROR:
@@ -649,6 +651,14 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         snprintf(d->why_not, sizeof d->why_not, "%s", last_error());
         d->kind = DIAG_NOTHING;
         free(log);
+        goto out;
+    }
+    /* its runs use the GPU: not beside another grading's timing */
+    GpuLockRequest want = {.gpu = r->gpu_id, .what = e->id, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    GpuLockResult locked = r->gpu_id[0] ? gpu_lock(&want, &lock) : GPU_LOCK_FAILED;
+    if (locked == GPU_LOCK_INTERRUPTED || locked == GPU_LOCK_TIMED_OUT) {
+        d->kind = DIAG_NOTHING;
+        snprintf(d->why_not, sizeof d->why_not, "%s", locked == GPU_LOCK_INTERRUPTED ? "interrupted" : last_error());
         goto out;
     }
     if (d->kind == DIAG_SANITIZER) {
@@ -681,6 +691,7 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
     }
     diagnose_hints(e, d);
 out:
+    gpu_unlock(&lock);
     d->wall_s = now_seconds() - start;
     free(lib);
     free(source);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "grader.h"
+#include "gpulock.h"
 #include "sass.h"
 
 #include <fcntl.h>
@@ -943,8 +944,26 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     }
     if (interrupted(r)) goto out;
 
+    /* the GPU part alone under the GPU's lock: one timed grading per GPU at a time */
+    GpuLock lock;
+    GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    switch (gpu_lock(&want, &lock)) {
+    case GPU_LOCK_HELD: break;
+    case GPU_LOCK_INTERRUPTED: set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded"); goto out;
+    case GPU_LOCK_TIMED_OUT: set_verdict(r, V_SETUP_ERROR, "%s", last_error()); goto out;
+    case GPU_LOCK_FAILED:
+    {
+        char *note = xprintf("timed without the GPU's lock, so another grading may have run beside it: %s",
+                             last_error());
+        strlist_add(&r->notes, note);
+        free(note);
+        break;
+    }
+    }
+    snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuid);
     phase(o, "running");
     run_harness(e, &parts, student_so, o, (JudgePlan){e->check_sizes, e->ncheck_sizes, true}, r);
+    gpu_unlock(&lock);
     /* the machine code first: a missing instruction says more than the counters of its absence */
     check_sass(&t, e, student_so, r);
     grade_check_evidence(r, e);

@@ -509,6 +509,7 @@ typedef int (*cuDeviceGet_t)(int *, int);
 typedef int (*cuDeviceGetName_t)(char *, int, int);
 typedef int (*cuDeviceGetAttribute_t)(int *, int, int);
 typedef int (*cuGetErrorString_t)(int, const char **);
+typedef int (*cuDeviceGetUuid_t)(unsigned char *, int); /* CUuuid: 16 bytes */
 
 /* CUdevice_attribute values from cuda.h (stable ABI). */
 enum { ATTR_CLOCK_RATE = 13, ATTR_SM_COUNT = 16, ATTR_CC_MAJOR = 75, ATTR_CC_MINOR = 76 };
@@ -560,5 +561,14 @@ void gpu_probe(GpuInfo *g) {
     int khz = 0;
     attr(&khz, ATTR_CLOCK_RATE, dev);
     g->clock_mhz = khz / 1000;
+    /* its UUID, as nvidia-smi writes it: what names the GPU to every process and user */
+    cuDeviceGetUuid_t uuid = (cuDeviceGetUuid_t)dlsym(lib, "cuDeviceGetUuid_v2");
+    if (!uuid) uuid = (cuDeviceGetUuid_t)dlsym(lib, "cuDeviceGetUuid");
+    unsigned char u[16];
+    if (uuid && uuid(u, dev) == 0)
+        snprintf(g->uuid, sizeof g->uuid,
+                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+                 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    else snprintf(g->uuid, sizeof g->uuid, "%.40s-%d", g->name, dev); /* an old driver: the name and the index */
     /* the library stays loaded: unloading the driver mid-process is not worth it */
 }

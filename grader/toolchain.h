@@ -66,6 +66,7 @@ typedef struct {
     int count;
     char name[128];
     int cc_major, cc_minor, sm_count, clock_mhz;
+    char uuid[64];        /* "GPU-8c4f..." (device 0 as the judge sees it): the key of its lock */
     char why[256];        /* when !driver or count == 0: what the driver said */
 } GpuInfo;
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../grader/gpulock.h"
 #include "../grader/grader.h"
 #include "../grader/report.h"
 #include "../harness/sandbox.h"
@@ -294,7 +295,8 @@ static int cmd_progress(Session *s) {
 
 static void on_phase(const char *what, void *ctx) {
     const Exercise *e = ctx;
-    if (isatty(2)) fprintf(stderr, "%s: %s...\n", e->id, what);
+    /* a wait for the GPU is said in a CI log too: it explains a slow job */
+    if (isatty(2) || !strncmp(what, "waiting for the GPU", 19)) fprintf(stderr, "%s: %s...\n", e->id, what);
 }
 
 /* Exit code of several results: 0 when all passed, 77 when all that did not
@@ -848,6 +850,16 @@ static int cmd_doctor(const Options *o) {
         snprintf(detail, sizeof detail, "%s, sm_%d%d, %d SMs, %d MHz max", g.name, g.cc_major, g.cc_minor, g.sm_count,
                  g.clock_mhz);
         doctor_line(true, "gpu", detail, NULL);
+        /* one timed grading per GPU: every user's gpucourse must reach the same lock */
+        GpuLock lock;
+        GpuLockRequest probe = {.gpu = g.uuid, .what = "doctor", .timeout_s = 0.01};
+        GpuLockResult locked = gpu_lock(&probe, &lock);
+        char *path = gpu_lock_path(g.uuid);
+        snprintf(detail, sizeof detail, "%s%s", path, locked == GPU_LOCK_TIMED_OUT ? " (a grading holds it now)" : "");
+        doctor_line(locked != GPU_LOCK_FAILED, "gpu lock", locked == GPU_LOCK_FAILED ? last_error() : detail,
+                    "set GPUCOURSE_LOCK_DIR to a directory every user of this GPU can write (mode 1777)");
+        gpu_unlock(&lock);
+        free(path);
         if (g.cc_major != 9)
             printf("%-8s %-12s the course targets Hopper (sm_90a); this GPU cannot run its code\n", "WARNING", "");
     } else {

@@ -11,6 +11,10 @@
 #include "../grader/report.h"
 #include "../grader/diagnose.h"
 #include "../grader/metrics.h"
+#include "../grader/gpulock.h"
+
+#include <signal.h>
+#include <sys/wait.h>
 
 static Exercise exercise(void) {
     Exercise e = {0};
@@ -1372,6 +1376,99 @@ static void test_picture(void **state) {
     free(dir);
 }
 
+static void note_wait(const char *message, void *ctx) { snprintf(ctx, 400, "%s", message); }
+
+/* A child process of ours that holds the GPU's lock for hold_s seconds
+ * (after saying so on the pipe), then lets it go; with stop, it sends us
+ * SIGINT first. */
+static pid_t hold_lock(double hold_s, bool stop) {
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t parent = getpid(), pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        GpuLock l;
+        GpuLockRequest req = {.gpu = "GPU-fake 0", .what = "ex13"};
+        if (gpu_lock(&req, &l) != GPU_LOCK_HELD) _exit(1);
+        if (write(p[1], "h", 1) != 1) _exit(1);
+        usleep((useconds_t)(0.3 * 1e6));
+        if (stop) kill(parent, SIGINT);
+        usleep((useconds_t)(hold_s * 1e6));
+        gpu_unlock(&l);
+        _exit(0);
+    }
+    char c;
+    close(p[1]);
+    assert_int_equal(read(p[0], &c, 1), 1);
+    close(p[0]);
+    return pid;
+}
+
+/* One timed grading per GPU: a second process waits for the first, says
+ * who holds the GPU, stops at its bound or on Ctrl-C; the file is no link
+ * to follow and every user may lock it. */
+static void test_gpu_lock(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    setenv("GPUCOURSE_LOCK_DIR", dir, 1);
+    char *path = gpu_lock_path("GPU-fake 0");
+    assert_non_null(strstr(path, "/gpucourse-gpu-GPU-fake_0.lock"));
+    char message[400] = "";
+    GpuLock l;
+    GpuLockRequest req = {.gpu = "GPU-fake 0", .what = "ex01", .timeout_s = 10, .on_wait = note_wait, .ctx = message};
+
+    pid_t holder = hold_lock(1.0, false); /* waits for the holder, then holds */
+    double t0 = now_seconds();
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD);
+    assert_true(now_seconds() - t0 > 0.9);
+    char who[64];
+    snprintf(who, sizeof who, "pid %d of uid %d grading ex13", (int)holder, (int)getuid());
+    assert_non_null(strstr(message, "waiting for the GPU (GPU-fake 0): "));
+    assert_non_null(strstr(message, who));
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666);
+    gpu_unlock(&l);
+    waitpid(holder, NULL, 0);
+
+    message[0] = '\0'; /* free: no wait, nothing said */
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD);
+    assert_string_equal(message, "");
+    gpu_unlock(&l);
+
+    holder = hold_lock(3.0, false); /* its bound */
+    req.timeout_s = 0.5;
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_TIMED_OUT);
+    assert_non_null(strstr(last_error(), "stayed busy with other gradings for 0.5 s"));
+    assert_int_equal(l.fd, -1);
+    kill(holder, SIGKILL); /* the lock goes with its holder */
+    waitpid(holder, NULL, 0);
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD);
+    gpu_unlock(&l);
+
+    holder = hold_lock(3.0, true); /* Ctrl-C while waiting */
+    req.timeout_s = 10;
+    t0 = now_seconds();
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_INTERRUPTED);
+    assert_true(now_seconds() - t0 < 2.0);
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+
+    unlink(path); /* a link planted where the lock goes is not followed */
+    char *target = path_join(dir, "victim");
+    put_file(dir, "victim", "keep\n");
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_FAILED);
+    assert_non_null(strstr(last_error(), "cannot open the GPU's lock"));
+    char *kept = read_file(target, NULL);
+    assert_string_equal(kept, "keep\n");
+    free(kept);
+    free(target);
+    unsetenv("GPUCOURSE_LOCK_DIR");
+    free(path);
+    free(dir);
+}
+
 /* Where the sanitizers run: the smallest failing check size, else where the run stopped. */
 static void test_sanitizer_size(void **state) {
     (void)state;
@@ -1505,7 +1602,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
