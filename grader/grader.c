@@ -509,12 +509,13 @@ static void phase(const GradeOptions *o, const char *what) {
     if (o && o->on_phase) o->on_phase(what, o->ctx);
 }
 
-/* The libraries the exercise forbids (forbidden_libraries: by default all
- * that libscan knows) and its forbidden_symbols, looked for in the ELF file
- * itself: hidden visibility does not hide the names nvcc registers kernels
- * by. Returns false when grading stops here (a forbidden library, or a file
- * that cannot be scanned). */
-static bool check_forbidden_symbols(const Exercise *e, const char *lib, GradeResult *r) {
+/* What the compiled library shows, read from the ELF file itself: a solve
+ * the judge can call (a compile error without one, GPU or not), and none of
+ * the libraries the exercise forbids (forbidden_libraries: by default all
+ * that libscan knows) or its forbidden_symbols: hidden visibility does not
+ * hide the names nvcc registers kernels by. Returns false when grading stops
+ * here (no solve, a forbidden library, a file that cannot be scanned). */
+static bool check_library(const Exercise *e, const char *lib, GradeResult *r) {
     /* thrust before cub: Thrust's device algorithms run CUB's kernels, and
      * the student wrote thrust */
     static const struct {
@@ -529,6 +530,26 @@ static bool check_forbidden_symbols(const Exercise *e, const char *lib, GradeRes
     LibScan scan;
     if (libscan_file(lib, &scan) < 0) {
         set_verdict(r, V_SETUP_ERROR, "cannot check which libraries your code uses: %s", last_error());
+        return false;
+    }
+    /* the judge calls solve by its C name: without one, nothing of the file can run (said here, GPU or not) */
+    bool callable = false;
+    const char *mangled = NULL;
+    for (size_t i = 0; i < scan.exported.count; i++) {
+        callable |= !strcmp(scan.exported.items[i], "solve");
+        if (!strncmp(scan.exported.items[i], "_Z5solve", 8)) mangled = scan.exported.items[i];
+    }
+    if (!callable) {
+        if (mangled)
+            set_verdict(r, V_COMPILE_ERROR,
+                        "your code compiled, but its solve is a C++ function (its name in the library is %.80s): the "
+                        "harness calls solve by its C name, so declare it extern \"C\" as the stub does",
+                        mangled);
+        else
+            set_verdict(r, V_COMPILE_ERROR,
+                        "your code compiled, but it defines no extern \"C\" solve that the harness can call (the "
+                        "stub's signature, not static, not hidden)");
+        libscan_free(&scan);
         return false;
     }
     char evidence[640];
@@ -924,7 +945,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     read_kernels(r, student_so);
     if (interrupted(r) || !compiled) goto out;
 
-    if (!check_forbidden_symbols(e, student_so, r)) goto out;
+    if (!check_library(e, student_so, r)) goto out;
 
     GpuInfo gpu;
     gpu_probe(&gpu);

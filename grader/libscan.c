@@ -36,6 +36,9 @@ static void read_symbols(LibScan *s, const Elf64_Shdr *sh, const Elf64_Shdr *tab
         if (!name || !*name) continue;
         names_add(&s->symbols, name);
         if (dynamic && sym.st_shndx == SHN_UNDEF) names_add(&s->undefined, name);
+        else if (dynamic && ELF64_ST_BIND(sym.st_info) != STB_LOCAL &&
+                 ELF64_ST_VISIBILITY(sym.st_other) == STV_DEFAULT)
+            names_add(&s->exported, name);
     }
 }
 
@@ -113,6 +116,7 @@ void libscan_free(LibScan *s) {
     free(s->data);
     free(s->needed.items);
     free(s->undefined.items);
+    free(s->exported.items);
     free(s->symbols.items);
     free(s->strings.items);
     memset(s, 0, sizeof *s);

@@ -23,6 +23,7 @@ typedef struct {
     size_t size;
     NameList needed;     /* DT_NEEDED: libcublas.so.13 */
     NameList undefined;  /* undefined dynamic symbols: cublasSgemm_v2 */
+    NameList exported;   /* defined, global dynamic symbols of default visibility: what dlsym finds */
     NameList symbols;    /* every symbol name, .dynsym and .symtab */
     NameList strings;    /* every NUL-terminated run of >= 4 printable bytes */
 } LibScan;

@@ -64,7 +64,7 @@ void report_wrong_map(FILE *out, const WrongMap *m) {
 
 void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
     fprintf(out, "%s %s: %s\n", e->id, e->name, e->title);
-    if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
+    if (r->compile_log && r->compile_log[0] && r->verdict == V_COMPILE_ERROR) { /* else it compiled: the reason says why it cannot run */
         fprintf(out, "  compile    failed:\n");
         print_indented(out, r->compile_log, 60, r->compile_log_dropped);
     } else if (r->compile_log) {

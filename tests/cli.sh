@@ -72,6 +72,13 @@ check "solution is closed before passing" t_solution
 
 t_nogpu() { code_is 77 "$GC" grade ex01 && has "compile    ok" && has "^SKIPPED ex01: no GPU"; }
 check "grade without a GPU compiles, then skips with exit 77" t_nogpu
+# solve without extern "C": the compile error the README promises, also without a GPU
+t_not_extern_c() { mkdir -p "$T/wsx" && GPUCOURSE_WORKSPACE=$T/wsx "$GC" list >/dev/null &&
+                   sed 's/^extern "C" //' solutions/ex01_vector_add.cu >"$T/wsx/exercises/ex01_vector_add.cu" &&
+                   grep -q '^void solve' "$T/wsx/exercises/ex01_vector_add.cu" &&
+                   (export GPUCOURSE_WORKSPACE=$T/wsx; code_is 3 "$GC" grade ex01) &&
+                   has "its solve is a C++ function (its name in the library is _Z5solve" && has "extern \"C\""; }
+check "solve without extern \"C\": a compile error (exit 3), not a skip" t_not_extern_c
 t_json() { code_is 77 "$GC" grade ex01 --format json && has '"verdict": "skipped"' && has '"skipped": 1' &&
            python3 -c "import json,sys; json.load(open('$T/got'))"; }
 check "grade --format json says skipped and is valid JSON" t_json

@@ -590,7 +590,7 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
             doc_newline(d);
         }
     }
-    if (r->compile_log && r->verdict == V_COMPILE_ERROR) {
+    if (r->compile_log && r->compile_log[0] && r->verdict == V_COMPILE_ERROR) {
         doc_newline(d);
         doc_add(d, S_H3, "nvcc says");
         doc_newline(d);
