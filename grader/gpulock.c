@@ -3,18 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../src/proc.h"
 #include "../src/util.h"
 
-enum { DEFAULT_WAIT_S = 600, POLL_MS = 100 };
+enum { DEFAULT_WAIT_S = 600 };
 
 char *gpu_lock_path(const char *gpu) {
     const char *dir = getenv("GPUCOURSE_LOCK_DIR");
@@ -49,21 +48,19 @@ static int open_lock(const char *path) {
     return -1;
 }
 
-/* What the holder wrote into the file, printable only (another user's text). */
-static void holder_text(int fd, char *buf, size_t size) {
-    ssize_t n = pread(fd, buf, size - 1, 0);
-    if (n <= 0) {
-        snprintf(buf, size, "another grading run");
-        return;
-    }
+/* What the holder wrote into the file, its first line made safe to show
+ * (another user's text). */
+static char *holder_text(int fd) {
+    char buf[160];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return xstrdup("another grading run");
     buf[n] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    for (char *c = buf; *c; c++)
-        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e) *c = '?';
+    StrBuf b = {0};
+    sb_add_visible(&b, buf, strcspn(buf, "\n"));
+    return b.buf ? b.buf : xstrdup("another grading run");
 }
 
-static volatile sig_atomic_t stop_signal;
-static void on_stop(int sig) { stop_signal = sig; }
+static bool take(void *fd) { return flock(*(int *)fd, LOCK_EX | LOCK_NB) == 0; }
 
 GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     out->fd = -1;
@@ -75,46 +72,25 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
         free(path);
         return GPU_LOCK_FAILED;
     }
+    free(path);
     double timeout = req->timeout_s;
     const char *env = getenv("GPUCOURSE_GPU_WAIT");
     if (timeout <= 0) timeout = env && atof(env) > 0 ? atof(env) : DEFAULT_WAIT_S;
 
-    GpuLockResult result = GPU_LOCK_HELD;
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        char holder[160], message[400];
-        holder_text(fd, holder, sizeof holder);
-        snprintf(message, sizeof message, "waiting for the GPU (%s): %s holds it; Ctrl-C stops", req->gpu, holder);
+    if (!take(&fd)) {
+        char *holder = holder_text(fd);
+        char *message = xprintf("waiting for the GPU (%s): %s holds it; Ctrl-C stops", req->gpu, holder);
         if (req->on_wait) req->on_wait(message, req->ctx);
-        /* Ctrl-C ends the wait, as it ends a run (src/proc.c) */
-        static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
-        struct sigaction act, old[3];
-        memset(&act, 0, sizeof act);
-        act.sa_handler = on_stop;
-        sigemptyset(&act.sa_mask);
-        stop_signal = 0;
-        for (int i = 0; i < 3; i++) sigaction(stops[i], &act, &old[i]);
-        double start = now_seconds();
-        for (;;) {
-            if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
-            if (stop_signal) {
-                result = GPU_LOCK_INTERRUPTED;
-                break;
-            }
-            if (now_seconds() - start >= timeout) {
-                result = GPU_LOCK_TIMED_OUT;
-                error("the GPU (%s) stayed busy with other gradings for %g s (%s); GPUCOURSE_GPU_WAIT sets how "
-                      "long to wait", req->gpu, timeout, holder);
-                break;
-            }
-            struct timespec ts = {0, POLL_MS * 1000000L};
-            nanosleep(&ts, NULL);
+        free(message);
+        ProcWait waited = proc_wait_for(take, &fd, timeout);
+        if (waited == PROC_WAIT_TIMED_OUT)
+            error("the GPU (%s) stayed busy with other gradings for %g s (%s); GPUCOURSE_GPU_WAIT sets how long to "
+                  "wait", req->gpu, timeout, holder);
+        free(holder);
+        if (waited != PROC_WAIT_DONE) {
+            close(fd);
+            return waited == PROC_WAIT_INTERRUPTED ? GPU_LOCK_INTERRUPTED : GPU_LOCK_TIMED_OUT;
         }
-        for (int i = 0; i < 3; i++) sigaction(stops[i], &old[i], NULL);
-    }
-    if (result != GPU_LOCK_HELD) {
-        close(fd);
-        free(path);
-        return result;
     }
     char me[160];
     int n = snprintf(me, sizeof me, "pid %d of uid %d grading %s\n", (int)getpid(), (int)getuid(),
@@ -123,7 +99,6 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     bool noted = ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)n, 0) == n;
     (void)noted;
     out->fd = fd;
-    free(path);
     return GPU_LOCK_HELD;
 }
 

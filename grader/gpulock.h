@@ -27,7 +27,8 @@ typedef struct {
 } GpuLockRequest;
 
 /* Takes the GPU's lock, waiting while another grading holds it; Ctrl-C
- * (SIGINT, SIGTERM, SIGHUP) stops the wait. GPU_LOCK_FAILED sets error:
+ * (SIGINT, SIGTERM, SIGHUP) stops the wait (and counts for
+ * proc_take_interrupted). GPU_LOCK_FAILED sets error:
  * the lock file cannot be opened (the caller decides; see gpucourse doctor). */
 GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out);
 void gpu_unlock(GpuLock *l);

@@ -968,18 +968,17 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     /* the GPU part alone under the GPU's lock: one timed grading per GPU at a time */
     GpuLock lock;
     GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
-    switch (gpu_lock(&want, &lock)) {
-    case GPU_LOCK_HELD: break;
-    case GPU_LOCK_INTERRUPTED: set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded"); goto out;
-    case GPU_LOCK_TIMED_OUT: set_verdict(r, V_SETUP_ERROR, "%s", last_error()); goto out;
-    case GPU_LOCK_FAILED:
-    {
+    GpuLockResult locked = gpu_lock(&want, &lock);
+    if (interrupted(r)) goto out;
+    if (locked == GPU_LOCK_TIMED_OUT) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        goto out;
+    }
+    if (locked == GPU_LOCK_FAILED) { /* timed anyway, and said */
         char *note = xprintf("timed without the GPU's lock, so another grading may have run beside it: %s",
                              last_error());
         strlist_add(&r->notes, note);
         free(note);
-        break;
-    }
     }
     snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuid);
     phase(o, "running");

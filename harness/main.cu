@@ -585,7 +585,10 @@ static bool values_match(const ArraySpec &a, const Dims &d, const void *got, con
 }
 
 static unsigned long long *counters;  // device: [count, first]
-static unsigned long long *map_cells;  // device: MAP_CELLS
+// device: MAP_CELLS counts, zero except between a check that found wrong
+// elements and its map_fetch (so a passing check, every timed sample's,
+// costs no clearing)
+static unsigned long long *map_cells;
 
 // The grid over output a at sizes d; cells (device or host) must hold MAP_CELLS zeros.
 static MapLayout map_layout(const ArraySpec &a, const Dims &d, size_t len, unsigned long long *cells) {
@@ -663,10 +666,11 @@ static void report_map(const ArraySpec &a, const char *dtext, const MapLayout &m
     }
 }
 
-// The device map's counts, for report_map.
+// The device map's counts, for report_map; the map is cleared for the next.
 static std::vector<unsigned long long> map_fetch(void) {
     std::vector<unsigned long long> h(MAP_CELLS);
     CK(cudaMemcpy(h.data(), map_cells, MAP_CELLS * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
     return h;
 }
 
@@ -894,7 +898,6 @@ static size_t norm_check_device(Problem &p, const Scalars &s, int out, const cha
     double limit = tol_rel * sqrt(hs[1] / (double)std::max<size_t>(n, 1));
     norm_worst_kernel<<<grid_for(n), 256>>>(got, exact, n, limit, counts, some, MAX_SOME);
     CK(cudaGetLastError());
-    CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
     MapLayout map = map_layout(a, p.dims, n, map_cells);
     element_bound_kernel<<<grid_for(n), 256>>>(got, exact, magnitude, n, element_factor(p.dims), elems, map);
     CK(cudaGetLastError());
@@ -1039,7 +1042,6 @@ static bool check_against_reference(Problem &p, const Scalars &s, const char *la
         const void *got = p.own[STUDENT][i].ptr, *want = p.own[REFERENCE][i].ptr;
         unsigned long long init[2] = {0, ~0ull}, out[2];
         CK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
-        CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
         MapLayout map = map_layout(a, p.dims, p.len[i], bad ? nullptr : map_cells);  // the first wrong output's
         compare_kernel<<<grid_for(p.len[i]), 256>>>(got, want, p.len[i], a.type == ELEM_I32, (float)tol_rel,
                                                    (float)tol_abs, (int)a.tol_scale, p.dims.d[0], counters,
@@ -1311,6 +1313,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&flush_buf, flush_bytes));
     CK(cudaMalloc(&counters, 2 * sizeof *counters));
     CK(cudaMalloc(&map_cells, MAP_CELLS * sizeof *map_cells));
+    CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
     calibrate_idle_probe();
 
     // The build directory is where the reference lives; maps show real paths.

@@ -968,18 +968,13 @@ char *course_solution_path(const Course *c, const Exercise *e) {
 char *exercise_pass_rule(const Exercise *e) {
     StrBuf b = {0};
     sb_printf(&b, "correct at every size, and at least %.2fx the reference's throughput", e->floor_reference);
-    const char *more[2] = {NULL, NULL};
-    char copy[96] = "", library[160] = "";
-    if (e->floor_baseline > 0) {
-        snprintf(copy, sizeof copy, "%.2fx the copy bandwidth of the same run", e->floor_baseline);
-        more[0] = copy;
-    }
-    if (e->floor_library > 0) {
-        snprintf(library, sizeof library, "%.2fx %s's", e->floor_library, e->library ? e->library : "the library");
-        more[more[0] ? 1 : 0] = library;
-    }
-    if (more[0]) sb_printf(&b, "%s%s", more[1] ? ", " : " and ", more[0]);
-    if (more[1]) sb_printf(&b, " and %s", more[1]);
+    char other[2][160]; /* the other floors, in the order said */
+    int n = 0;
+    if (e->floor_baseline > 0) snprintf(other[n++], sizeof other[0], "%.2fx the copy bandwidth of the same run", e->floor_baseline);
+    if (e->floor_library > 0)
+        snprintf(other[n++], sizeof other[0], "%.2fx %s's", e->floor_library, e->library ? e->library : "the library");
+    if (n == 1) sb_printf(&b, " and %s", other[0]);
+    if (n == 2) sb_printf(&b, ", %s and %s", other[0], other[1]);
     if (e->ntiming_sizes > 1) sb_printf(&b, ", at each of its %d timed sizes", e->ntiming_sizes);
     if (e->required_sass.count || e->forbidden_sass.count || e->nevidence)
         sb_printf(&b, "; and the technique it teaches, seen in its machine code%s", e->nevidence ? " and the GPU's counters" : "");

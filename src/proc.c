@@ -31,6 +31,43 @@ bool proc_take_interrupted(void) {
 }
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NSTOPS = 3 };
+
+/* While gpucourse waits (for a run, for the GPU's lock), a stop signal is
+ * caught and noted instead of ending it: the wait then ends in order. */
+static void catch_stops(struct sigaction old[NSTOPS]) {
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_stop_signal; /* no SA_RESTART: poll() wakes up */
+    sigemptyset(&act.sa_mask);
+    stop_signal = 0;
+    for (int i = 0; i < NSTOPS; i++) sigaction(stop_signals[i], &act, &old[i]);
+}
+
+static void release_stops(const struct sigaction old[NSTOPS]) {
+    for (int i = 0; i < NSTOPS; i++) sigaction(stop_signals[i], &old[i], NULL);
+}
+
+ProcWait proc_wait_for(bool (*done)(void *ctx), void *ctx, double timeout_s) {
+    struct sigaction old[NSTOPS];
+    catch_stops(old);
+    double start = now_seconds();
+    ProcWait result = PROC_WAIT_DONE;
+    while (!done(ctx)) {
+        if (stop_signal) {
+            result = PROC_WAIT_INTERRUPTED;
+            interrupted_since = true;
+            break;
+        }
+        if (now_seconds() - start >= timeout_s) {
+            result = PROC_WAIT_TIMED_OUT;
+            break;
+        }
+        poll(NULL, 0, 100);
+    }
+    release_stops(old);
+    return result;
+}
 
 void proc_harden_self(void) {
     /* Student code runs as the same user as gpucourse. A non-dumpable process
@@ -234,19 +271,15 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         return error("cannot create a pipe: %s", strerror(errno));
     }
 
-    struct sigaction act, old[ARRAY_SIZE(stop_signals)];
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_stop_signal; /* no SA_RESTART: poll() wakes up */
-    sigemptyset(&act.sa_mask);
-    stop_signal = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &act, &old[i]);
+    struct sigaction old[NSTOPS];
+    catch_stops(old);
 
     double start = now_seconds();
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         int err = errno;
-        for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &old[i], NULL);
+        release_stops(old);
         close(out[0]), close(out[1]), close(status[0]), close(status[1]);
         if (resp[0] >= 0) close(resp[0]), close(resp[1]);
         return error("cannot start '%s': %s", spec->argv[0], strerror(err));
@@ -264,7 +297,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         waitpid(pid, NULL, 0);
         close(out[0]);
         if (resp[0] >= 0) close(resp[0]);
-        for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &old[i], NULL);
+        release_stops(old);
         if (exec_err < 0) return error("cannot run '%s' in '%s': %s", spec->argv[0], spec->dir, strerror(-exec_err));
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }
@@ -327,7 +360,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     }
     close(out[0]);
     if (resp[0] >= 0) close(resp[0]);
-    for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) sigaction(stop_signals[i], &old[i], NULL);
+    release_stops(old);
 
     res->exited = WIFEXITED(wstatus);
     res->exit_code = res->exited ? WEXITSTATUS(wstatus) : -1;

@@ -56,6 +56,13 @@ void proc_result_free(ProcResult *res);
  * (a build through the cache), so that Ctrl-C during any of them ends it. */
 bool proc_take_interrupted(void);
 
+/* Waits until done(ctx) is true (asked every 100 ms), at most timeout_s
+ * seconds, for something that is no run of ours (the GPU's lock); Ctrl-C
+ * (SIGINT, SIGTERM, SIGHUP) ends it as it ends a run, and counts for
+ * proc_take_interrupted. */
+typedef enum { PROC_WAIT_DONE, PROC_WAIT_INTERRUPTED, PROC_WAIT_TIMED_OUT } ProcWait;
+ProcWait proc_wait_for(bool (*done)(void *ctx), void *ctx, double timeout_s);
+
 /* Runs an interactive program (the student's editor) on our terminal: in our
  * process group, with our stdin, stdout and stderr, and waits for it; SIGINT
  * and SIGQUIT go to it, not to us, while it runs. *exit_code is its exit

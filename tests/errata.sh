@@ -7,9 +7,9 @@ n=0 fail=0
 while IFS='|' read -r file wrong why; do
     case $file in '' | '#'*) continue ;; esac
     n=$((n + 1))
-    if grep -nF -- "$wrong" "$file" >/tmp/gpucourse-errata.$$ 2>/dev/null; then
+    if hits=$(grep -nF -- "$wrong" "$file" 2>/dev/null); then
         echo "not ok $n - $file: \"$wrong\" is back ($why)"
-        sed 's/^/# /' /tmp/gpucourse-errata.$$
+        echo "$hits" | sed 's/^/# /'
         fail=$((fail + 1))
     else
         echo "ok $n - $file: not \"$wrong\" ($why)"
@@ -44,6 +44,5 @@ course/10-sgemm/lesson.md|33280 bytes smem|ex38's reference: 8192 bytes (ptxas)
 course/10-sgemm/lesson.md|77% of that|51 of 66.9 is 76%
 course/09-wgmma/lesson.md|cuBLAS's strided batched GEMM at 0.98|benchmarks: 0.97 of the copy
 LIST
-rm -f /tmp/gpucourse-errata.$$
 echo "1..$n"
 [ $fail = 0 ]
