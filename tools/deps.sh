@@ -17,6 +17,8 @@
 CC=${CC:-cc}
 
 has_command() { command -v "$1" >/dev/null 2>&1; }
+# daemons live in /usr/sbin, which a non-root PATH may lack
+has_sbin() { has_command "$1" || [ -x "/usr/sbin/$1" ]; }
 # The compiler's own include path, so that what it finds is what make builds
 # with ($CC unquoted: it may be "ccache cc").
 has_header() { printf '%s\n' "$@" | $CC -E -x c - >/dev/null 2>&1; }
@@ -34,6 +36,13 @@ present() {
                               '#include <setjmp.h>' '#include <cmocka.h>' ;;
     tmux | python3 | patch) has_command "$1" ;;
     procps) has_command pgrep && has_command ps ;;
+    # tests/slurm starts its own munged, slurmctld and slurmd (sbin: not on
+    # every PATH) and drives them with srun. Installing them starts no
+    # Slurm service (their units want /etc/slurm/slurm.conf; in a container
+    # invoke-rc.d finds no runlevel or policy-rc.d says no); a system munged
+    # that systemd may start is not used.
+    slurm-wlm) has_sbin slurmctld && has_sbin slurmd && has_command srun && has_command sinfo ;;
+    munge) has_sbin munged ;;
     clang) has_command clang ;;
     libclang-rt-dev) has_command clang && [ -f "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a")" ] ;;
     *) echo "tools/deps.sh: no check for '$1'" >&2; return 1 ;;
@@ -41,7 +50,7 @@ present() {
 }
 
 BUILD="build-essential pkg-config libyaml-dev libncurses-dev libcmark-gfm-dev libcmark-gfm-extensions-dev"
-TEST="libcmocka-dev tmux python3 procps patch"
+TEST="libcmocka-dev tmux python3 procps patch slurm-wlm munge"
 FUZZ="clang libclang-rt-dev"
 case $1 in
 build) want=$BUILD ;;
