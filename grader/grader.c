@@ -35,6 +35,7 @@ static const struct {
     [V_RUNTIME_ERROR] = {"runtime_error", "runtime error", EXIT_RUNTIME},
     [V_TIMEOUT] = {"timeout", "timeout", EXIT_RUNTIME},
     [V_REQUIREMENT] = {"requirement_not_met", "requirement not met", EXIT_REQUIREMENT},
+    [V_GPU_BUSY] = {"gpu_busy", "GPU busy", EXIT_GPU_BUSY},
     [V_SKIPPED] = {"skipped", "skipped", EXIT_SKIPPED},
     [V_INTERRUPTED] = {"interrupted", "interrupted", EXIT_INTERRUPTED},
     [V_SETUP_ERROR] = {"setup_error", "setup error", EXIT_SETUP},
@@ -80,6 +81,9 @@ typedef struct {
     char violation_text[768];
     int judged_by_clock, clock_samples; /* the student's samples whose event time the judge overruled */
     int busy;              /* student samples that left GPU work running after solve returned */
+    int busy_trusted;      /* trusted samples that waited too: the GPU's, not the student's */
+    char gpu_busy[512];    /* SIZE: the processes that kept the GPU busy, until the judge gave up */
+    int retimed;           /* timings done again because other processes shared the GPU */
     bool extra_sizes;      /* more timed sizes than MAX_TIMED_SIZES: the lines of those are dropped */
 } Parsed;
 
@@ -151,6 +155,22 @@ static void wrong_map_line(WrongMap *m, const char *key, const char *val) {
     }
 }
 
+/* What the judge saw of other processes on the GPU, as a note: that it
+ * could not watch them, or that a size was timed again because of them. */
+static void neighbours_note(GradeResult *r, const char *val) {
+    char *note;
+    if (!strncmp(val, "unwatched: ", 11))
+        note = xprintf("other processes' work on this GPU was not watched: %s", val + 11);
+    else {
+        const char *colon = strstr(val, ": ");
+        if (!colon) return;
+        note = xprintf("other processes used the GPU while size %.*s was timed (%s): it was timed again",
+                       (int)(colon - val), val, colon + 2);
+    }
+    strlist_add(&r->notes, note);
+    free(note);
+}
+
 static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce) {
     char *colon = strchr(line, ':');
     if (!colon || colon[1] != ' ') return;
@@ -220,7 +240,12 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         if (sscanf(val, "student event %*f wall %*f judged %d of %d", &judged, &n) == 2)
             p->judged_by_clock = judged, p->clock_samples = n;
     } else if (!strcmp(key, "busy")) {
-        p->busy = atoi(val);
+        sscanf(val, "%d %d", &p->busy, &p->busy_trusted);
+    } else if (!strcmp(key, "neighbours")) {
+        p->retimed += strncmp(val, "unwatched: ", 11) != 0;
+        neighbours_note(r, val);
+    } else if (!strcmp(key, "gpubusy")) {
+        snprintf(p->gpu_busy, sizeof p->gpu_busy, "%s", val);
     } else if (!strcmp(key, "done")) p->done = true;
 }
 
@@ -368,6 +393,25 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                         first_failed_size(r), r->seed);
         return;
     }
+    if (p.gpu_busy[0]) {
+        /* the timings' turn comes after every check: only then were the answers all correct */
+        const char *at = p.gpu_busy, *colon = strstr(at, ": ");
+        int size_len = colon ? (int)(colon - at) : 0;
+        const char *who = colon ? colon + 2 : at;
+        if (p.retimed)
+            set_verdict(r, V_GPU_BUSY,
+                        "timing not trustworthy: other processes used this GPU each of the %d times size %.*s was "
+                        "timed (%s); your answers were correct, and nothing was recorded: grade again when the GPU "
+                        "is free (nvidia-smi shows who uses it)",
+                        p.retimed, size_len, at, who);
+        else
+            set_verdict(r, V_GPU_BUSY,
+                        "other processes kept this GPU busy (%s) while your code ran at size %.*s, so it could "
+                        "not be judged; nothing was recorded: grade again when the GPU is free (nvidia-smi shows "
+                        "who uses it)",
+                        who, size_len, at);
+        return;
+    }
     bool stopped = !p.done || r->nsizes == 0;
     for (int i = 0; i < r->nsizes; i++) {
         const TimedSize *t = &r->sizes[i];
@@ -380,7 +424,7 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     r->timed = true;
     if (p.judged_by_clock * 2 > p.clock_samples)
         strlist_add(&r->notes, "the time your runner reported disagreed with the harness's clock; the clock decided");
-    if (p.busy)
+    if (p.busy && !p.busy_trusted)
         strlist_add(&r->notes, "GPU work was still running after your solve returned; it counted in your time");
     for (int i = 0; i < r->nsizes; i++) {
         TimedSize *t = &r->sizes[i];
@@ -722,9 +766,10 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     char *hdir = xstrdup(c->harness_dir);
     char *judge_cu[] = {path_join(hdir, "main.cu"),    path_join(hdir, "runner.cu"),   path_join(hdir, "protocol.cu"),
                         path_join(hdir, "rules.c"),    path_join(hdir, "sandbox.c"),   path_join(hdir, "counters.cu"),
-                        course_kind_path(c, e->kind)};
-    /* the judge with its trusted runner; the student's runner: no judge, no vendor library */
-    const char *hsrc[] = {judge_cu[0], judge_cu[1], judge_cu[2], judge_cu[3], judge_cu[4], judge_cu[5], judge_cu[6], NULL};
+                        course_kind_path(c, e->kind),  path_join(hdir, "neighbours.c")};
+    /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library */
+    const char *hsrc[] = {judge_cu[0], judge_cu[1], judge_cu[2], judge_cu[3], judge_cu[4],
+                          judge_cu[5], judge_cu[6], judge_cu[7], NULL};
     const char *rsrc[] = {judge_cu[1], judge_cu[2], judge_cu[4], judge_cu[5], judge_cu[6], NULL};
     char *sol = course_solution_path(c, e);
     const char *lsrc[] = {sol, NULL};
@@ -1101,7 +1146,8 @@ static void record(Progress *p, void *ctx) {
 }
 
 int grade_record(const Workspace *w, const Exercise *e, const GradeResult *r, char **notice) {
-    if (r->verdict == V_INTERRUPTED || r->verdict == V_SETUP_ERROR) return 0; /* not the student's attempt */
+    /* not the student's attempt: stopped, or never judged */
+    if (r->verdict == V_INTERRUPTED || r->verdict == V_SETUP_ERROR || r->verdict == V_GPU_BUSY) return 0;
     RecordCtx ctx = {e, r};
     return progress_update(w->progress, record, &ctx, notice);
 }

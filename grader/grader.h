@@ -20,6 +20,7 @@ typedef enum {
     V_RUNTIME_ERROR,
     V_TIMEOUT,
     V_REQUIREMENT,
+    V_GPU_BUSY, /* other processes' work shared the GPU through every timing: no verdict on speed */
     V_SKIPPED,
     V_INTERRUPTED,
     V_SETUP_ERROR,
@@ -38,6 +39,7 @@ enum {
     EXIT_COMPILE = 3,
     EXIT_RUNTIME = 4, /* runtime error or timeout */
     EXIT_REQUIREMENT = 5,
+    EXIT_GPU_BUSY = 75, /* sysexits' EX_TEMPFAIL: grade again later */
     EXIT_USAGE = 64,
     EXIT_SETUP = 65, /* course or setup error */
     EXIT_SKIPPED = 77, /* no GPU */

@@ -152,6 +152,8 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
     /* the reason may quote the student's code (a library it loaded, an error it caused) */
     if (r->verdict == V_PASS || r->verdict == V_SKIPPED)
         fprintf(out, "%s %s: ", r->verdict == V_PASS ? "PASS" : "SKIPPED", e->id);
+    else if (r->verdict == V_GPU_BUSY)
+        fprintf(out, "NOT GRADED %s: %s: ", e->id, verdict_title(r->verdict));
     else
         fprintf(out, "FAIL %s: %s: ", e->id, verdict_title(r->verdict));
     print_visible(out, r->reason, strlen(r->reason));

@@ -24,6 +24,7 @@
 // lines (grader/grader.c reads them); no runner holds that descriptor.
 #include "harness.h"
 #include "inputs.h"
+#include "neighbours.h"
 #include "protocol.h"
 #include "rules.h"
 
@@ -59,6 +60,13 @@ enum { EXIT_DONE = 0, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_LOAD = 4, EXIT_NOGPU =
 // How long the GPU may stay busy after a runner answered before the judge
 // calls it work left running on purpose.
 static const double IDLE_LIMIT_S = 10.0;
+// Another process's work on the GPU during a timed size: the size is timed
+// again this many times, after waiting up to NEIGHBOUR_WAIT_S for the GPU to
+// be quiet, before the judge gives up ("gpubusy").
+static const int NEIGHBOUR_RETRIES = 2;
+static const double NEIGHBOUR_WAIT_S = 5.0;
+// How long a call's GPU may stay busy before the judge asks NVML whose work it is.
+static const double NEIGHBOUR_LOOK_S = 1.0;
 // The byte that fills every shared array past its last element.
 static const unsigned char PAD_BYTE = 0xA5;
 
@@ -430,12 +438,12 @@ static double probe_us(void) {
 // Waits until the GPU is idle: until an empty kernel of ours runs without
 // waiting for another process's work (time slicing makes it wait for a
 // context switch or a whole slice while a runner still has work queued).
-// Returns the number of probes, or -1 when it stayed busy past the limit.
-static int wait_until_idle(void) {
+// Returns the number of probes, or -1 when it stayed busy past limit_s.
+static int wait_until_idle(double limit_s) {
     double start = now_us();
     for (int n = 1;; n++) {
         if (probe_us() < quick_probe_us) return n;
-        if (now_us() - start > IDLE_LIMIT_S * 1e6) return -1;
+        if (now_us() - start > limit_s * 1e6) return -1;
     }
 }
 
@@ -445,6 +453,93 @@ static void calibrate_idle_probe(void) {
     for (int i = 0; i < 41; i++) t[i] = probe_us();
     quick_probe_us = rules_quick_probe_bound_us(t, 41);
     result("idle: probe %.1f us, quick below %.1f us", t[20], quick_probe_us);
+}
+
+// ---------------------------------------------------------------- other processes
+
+// A timing is fair only when no other process used the GPU meanwhile: time
+// slicing gives each context turns, and both contestants' times stretch by
+// amounts that do not cancel in their ratio. The per-GPU lock keeps other
+// gradings away (grader/gpulock.c); NVML shows everything else.
+static bool watching_neighbours = false;
+static int neighbour_samples = 0;  // NVML's samples in the last look
+
+static void watch_neighbours(const cudaDeviceProp &prop) {
+    char why[256];
+    if (!neighbours_open((const unsigned char *)prop.uuid.bytes, why, sizeof why)) {
+        result("neighbours: unwatched: %s", why);
+        return;
+    }
+    int pids[256];
+    int n = neighbours_contexts(pids, 256), listed = n < 0 ? -1 : 0;
+    for (int i = 0; i < n; i++) listed |= pids[i] == getpid();  // this process has a context by now
+    if (listed < 0) result("neighbours: unwatched: NVML cannot list the GPU's processes");
+    else if (listed == 0)
+        result("neighbours: unwatched: NVML's process ids are not this machine's (another PID namespace: a "
+               "container?), so other processes cannot be told from ours");
+    watching_neighbours = listed == 1;
+}
+
+// How many processes other than ours hold a context on the GPU now; -1 when
+// NVML cannot say.
+static int strangers_now(void) {
+    int pids[256];
+    int n = neighbours_contexts(pids, 256), strangers = 0;
+    for (int i = 0; i < n; i++)
+        strangers += pids[i] != getpid() && pids[i] != student_runner.pid && pids[i] != trusted_runner.pid;
+    return n < 0 ? -1 : strangers;
+}
+
+// Names the other processes that used the GPU since `since_us` (NVML's
+// clock) in text; false when none did (or when they cannot be watched).
+// NVML's samples are ~200 ms apart, each of one process, so the look starts
+// a period early and, when another process held a context at the start
+// (`strangers_before`) or holds one now, waits for the period still to come.
+static bool neighbours_since(unsigned long long since_us, bool strangers_before, char *text, size_t size) {
+    static const unsigned long long PERIOD_US = 250 * 1000;
+    static GpuUse use[1024];
+    int own[] = {getpid(), student_runner.pid, trusted_runner.pid};
+    GpuUse other[4];
+    char why[256];
+    text[0] = '\0';
+    if (!watching_neighbours) return false;
+    int n = neighbours_samples(since_us - PERIOD_US, use, 1024, why, sizeof why);
+    int found = n < 0 ? 0 : rules_neighbours(use, n, own, 3, other, 4);
+    if (n >= 0 && !found && (strangers_before || strangers_now() != 0)) {
+        usleep(PERIOD_US);
+        n = neighbours_samples(since_us - PERIOD_US, use, 1024, why, sizeof why);
+        found = n < 0 ? 0 : rules_neighbours(use, n, own, 3, other, 4);
+    }
+    neighbour_samples = n;
+    if (n < 0) {
+        result("neighbours: unwatched: %s", why);
+        watching_neighbours = false;
+        return false;
+    }
+    size_t used = 0;
+    for (int i = 0; i < found && used < size; i++) {
+        char comm_path[64], name[64] = "";
+        snprintf(comm_path, sizeof comm_path, "/proc/%u/comm", other[i].pid);
+        FILE *f = fopen(comm_path, "r");
+        if (f) {
+            if (fgets(name, sizeof name, f)) name[strcspn(name, "\n")] = '\0';
+            fclose(f);
+        }
+        used += (size_t)snprintf(text + used, size - used, "%spid %u%s%s%s: %u%% of the SMs, %u%% of memory",
+                                 i ? "; " : "", other[i].pid, name[0] ? " (" : "", name, name[0] ? ")" : "",
+                                 other[i].sm_percent, other[i].memory_percent);
+    }
+    return found > 0;
+}
+
+// Waits, up to NEIGHBOUR_WAIT_S, for a second in which no other process
+// used the GPU.
+static void wait_for_quiet_gpu(void) {
+    char text[512];
+    double start = now_us();
+    while (neighbours_since(neighbours_clock_us() - 1000000ull, false, text, sizeof text) &&
+           now_us() - start < NEIGHBOUR_WAIT_S * 1e6)
+        usleep(250 * 1000);
 }
 
 // ---------------------------------------------------------------- problems
@@ -785,6 +880,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     m.dims = p.dims;
     m.scalars = s;
     if (with_counters) m.flags = RUN_COUNTERS;
+    unsigned long long since = neighbours_clock_us();
     thaw(r);
     char doing[320];
     snprintf(doing, sizeof doing, "during the %s", phase);
@@ -793,7 +889,16 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     if (msg_send(r.sock, m, NULL, 0) < 0) await(r, m.seq, doing);
     Msg a = await(r, m.seq, doing);
     freeze(r);
-    int probes = wait_until_idle();
+    // Not idle for a while: another process's work (said as soon as NVML
+    // shows it), or the student's, left running.
+    int probes = wait_until_idle(NEIGHBOUR_LOOK_S);
+    char neighbours[512];
+    if (probes < 0 && neighbours_since(since, true, neighbours, sizeof neighbours)) {
+        result("gpubusy: %s: %s", dims, neighbours);
+        result("done: busy");
+        finish(EXIT_DONE);
+    }
+    if (probes < 0) probes = wait_until_idle(IDLE_LIMIT_S - NEIGHBOUR_LOOK_S);
     double t1 = now_us();
     if (probes < 0) {
         if (c == STUDENT)
@@ -1134,7 +1239,10 @@ static void report_counters(const Problem &p, const Call &k) {
     }
 }
 
-static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms, bool with_counters) {
+// How a timed size ended: timed, wrong, or timed only beside other work.
+enum TimedEnd { TIMED_FAIR, TIMED_WRONG, TIMED_BUSY };
+
+static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms, bool with_counters) {
     char size[64];
     dims_text(dims, size, sizeof size);
     result("timed: %s", size);  // the lines up to the next "timed:" are this size's
@@ -1160,41 +1268,71 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
     if (kind.library) call(p, LIBRARY, s, false);
     if (!check_against_reference(p, s, "")) {
         problem_free(p);
-        return false;
+        return TIMED_WRONG;
     }
 
     // Warm up by time: module loading, clock ramp and first touch stay out.
     // The trusted calls of the warm-up (after its first round) also measure
-    // the honest overhead of a call.
+    // the honest overhead of a call. A timing that another process shared
+    // the GPU with is done again (NEIGHBOUR_RETRIES).
     std::vector<StepTime> trusted;
-    double t0 = now_us();
-    for (int round = 0;; round++) {
-        for (int c = 0; c < CONTESTANTS; c++) {
-            if (!takes_part(c)) continue;
-            Call k = call(p, c, s, true);
-            if (round > 0 && c != STUDENT) trusted.push_back(k.t);
-        }
-        if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
-    }
-
     std::vector<Call> t[CONTESTANTS];
-    int busy = 0;
-    bool ok = true;
-    for (int k = 0; k < samples && ok; k++) {
-        uint64_t sample_seed = unpredictable_seed();
-        problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
-        s = scalars_for(sample_seed);
-        for (int j = 0; j < CONTESTANTS; j++) {
-            int c = (j + k) % CONTESTANTS;  // rotate who goes first
-            if (!takes_part(c)) continue;
-            Call one = call(p, c, s, true);
-            t[c].push_back(one);
-            if (c != STUDENT) trusted.push_back(one.t);
-            else busy += one.probes > 3;  // an honest call needs two: a context switch, then a quick one
+    int busy = 0, busy_trusted = 0, trusted_calls = 0;
+    bool ok = true, fair = false;
+    char neighbours[512] = "";
+    for (int attempt = 0; ok && !fair; attempt++) {
+        unsigned long long since = neighbours_clock_us();
+        bool strangers = watching_neighbours && strangers_now() != 0;
+        neighbours[0] = '\0';
+        trusted.clear();
+        for (int c = 0; c < CONTESTANTS; c++) t[c].clear();
+        busy = busy_trusted = trusted_calls = 0;
+        double t0 = now_us();
+        for (int round = 0;; round++) {
+            for (int c = 0; c < CONTESTANTS; c++) {
+                if (!takes_part(c)) continue;
+                Call k = call(p, c, s, true);
+                if (round > 0 && c != STUDENT) trusted.push_back(k.t);
+            }
+            if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
         }
-        ok = check_against_reference(p, s, " (timed sample)");  // every sample's output is checked
+        for (int k = 0; k < samples && ok; k++) {
+            uint64_t sample_seed = unpredictable_seed();
+            problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
+            s = scalars_for(sample_seed);
+            for (int j = 0; j < CONTESTANTS; j++) {
+                int c = (j + k) % CONTESTANTS;  // rotate who goes first
+                if (!takes_part(c)) continue;
+                Call one = call(p, c, s, true);
+                t[c].push_back(one);
+                // an honest call needs two probes: a context switch, then a quick one
+                if (c == STUDENT) {
+                    busy += one.probes > 3;
+                } else {
+                    trusted.push_back(one.t);
+                    busy_trusted += one.probes > 3;
+                    trusted_calls++;
+                }
+            }
+            ok = check_against_reference(p, s, " (timed sample)");  // every sample's output is checked
+        }
+        // NVML names the neighbours; without it, trusted calls that had to
+        // wait for the GPU (a quarter of them: more than chance) show them
+        bool named = ok && neighbours_since(since, strangers, neighbours, sizeof neighbours);
+        if (ok && watching_neighbours)
+            result("watched: %s: %d samples, %.2f s, %d of %d trusted calls waited", size, neighbour_samples,
+                   (double)(neighbours_clock_us() - since) / 1e6, busy_trusted, trusted_calls);
+        if (ok && !named && busy_trusted * 4 > trusted_calls)
+            snprintf(neighbours, sizeof neighbours, "%d of %d calls of the reference and the baselines waited for "
+                     "another process's work", busy_trusted, trusted_calls);
+        fair = ok && !neighbours[0];
+        if (!ok || fair) break;
+        result("neighbours: %s: %s", size, neighbours);
+        if (attempt == NEIGHBOUR_RETRIES) break;
+        wait_for_quiet_gpu();
     }
-    if (ok) {
+    if (ok && !fair) result("gpubusy: %s: %s", size, neighbours);
+    if (ok && fair) {
         double bound = rules_overhead_bound(trusted.data(), (int)trusted.size());
         result("overhead: %.6f", bound);
         report_times(STUDENT, t[STUDENT], bound);
@@ -1204,10 +1342,10 @@ static bool timed_run(const Dims &dims, uint64_t seed, int samples, double warmu
             result("library: %s", kind.library_name);
             report_times(LIBRARY, t[LIBRARY], bound);
         }
-        if (busy) result("busy: %d", busy);
+        if (busy) result("busy: %d %d", busy, busy_trusted);
     }
     problem_free(p);
-    return ok;
+    return !ok ? TIMED_WRONG : fair ? TIMED_FAIR : TIMED_BUSY;
 }
 
 // ---------------------------------------------------------------- setup
@@ -1314,6 +1452,8 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&counters, 2 * sizeof *counters));
     CK(cudaMalloc(&map_cells, MAP_CELLS * sizeof *map_cells));
     CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
+    watch_neighbours(prop);  // this process has a context by now
+    wait_for_quiet_gpu();     // the idle probe is calibrated on an idle GPU
     calibrate_idle_probe();
 
     // The build directory is where the reference lives; maps show real paths.
@@ -1327,8 +1467,11 @@ int main(int argc, char **argv) {
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
-    for (size_t k = 0; k < timing.size() && ok; k++)
-        ok = timed_run(timing[k], seed + k, samples, warmup_ms, counters_list && k == 0);
-    result("done: %s", ok ? "correct" : "wrong");
+    TimedEnd end = TIMED_FAIR;
+    for (size_t k = 0; k < timing.size() && ok && end == TIMED_FAIR; k++) {
+        end = timed_run(timing[k], seed + k, samples, warmup_ms, counters_list && k == 0);
+        ok = end != TIMED_WRONG;
+    }
+    result("done: %s", !ok ? "wrong" : end == TIMED_BUSY ? "busy" : "correct");
     finish(EXIT_DONE);
 }

@@ -61,6 +61,30 @@ static bool listed(const char *path, const char *const *allowed) {
     return false;
 }
 
+int rules_neighbours(const GpuUse *use, int n, const int *own, int n_own, GpuUse *out, int max) {
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        bool ours = false;
+        for (int k = 0; k < n_own && !ours; k++) ours = own[k] > 0 && (unsigned)own[k] == use[i].pid;
+        if (ours || (use[i].sm_percent == 0 && use[i].memory_percent == 0)) continue;
+        int j = 0;
+        while (j < found && out[j].pid != use[i].pid) j++;
+        if (j == found) {
+            if (found == max) continue;
+            out[found++] = (GpuUse){use[i].pid, 0, 0};
+        }
+        if (use[i].sm_percent > out[j].sm_percent) out[j].sm_percent = use[i].sm_percent;
+        if (use[i].memory_percent > out[j].memory_percent) out[j].memory_percent = use[i].memory_percent;
+    }
+    for (int i = 1; i < found; i++) /* the busiest first: few entries, an insertion sort */
+        for (int j = i; j > 0 && out[j].sm_percent > out[j - 1].sm_percent; j--) {
+            GpuUse t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return found;
+}
+
 bool rules_maps_offender(const char *maps, const char *build_dir, const char *const *allowed, char *offender,
                          size_t size) {
     size_t dir_len = build_dir ? strlen(build_dir) : 0;

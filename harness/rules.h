@@ -38,6 +38,19 @@ double rules_median(double *values, int n);
  * the median of probes timed back to back on an idle GPU. */
 double rules_quick_probe_bound_us(double *idle_probe_us, int n);
 
+/* One NVML sample of a process's use of the GPU: the share of the sample
+ * period (percent) in which its kernels ran on the SMs, and in which it
+ * read or wrote device memory. */
+typedef struct {
+    unsigned pid, sm_percent, memory_percent;
+} GpuUse;
+
+/* The processes other than the judge's own (`own`, n_own pids) that used
+ * the GPU in these samples: one entry per process, with its largest
+ * shares, into out (at most max, the busiest first); returns how many. A
+ * process that only holds a context (an idle notebook) is no neighbour. */
+int rules_neighbours(const GpuUse *use, int n, const int *own, int n_own, GpuUse *out, int max);
+
 /* The first file in a /proc/PID/maps text that a student's runner must not
  * have mapped: a vendor library (cuBLAS, cuDNN, ...), anything from the
  * build directory `build_dir` other than the `allowed` files (the runner

@@ -316,7 +316,7 @@ static int combined_exit(const GradeResult *rs, int count) {
  * shows its counters beside the reference's), --explain the failures. */
 static bool explained(const Options *o, bool why, Verdict v) {
     if (why) return true;
-    return o->explain && v != V_PASS && v != V_SKIPPED && v != V_INTERRUPTED;
+    return o->explain && v != V_PASS && v != V_SKIPPED && v != V_INTERRUPTED && v != V_GPU_BUSY;
 }
 
 static int cmd_grade(Session *s, const Options *o, const char *key, bool why) {
@@ -449,7 +449,8 @@ static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) 
         GradeOptions bo = {.source = below_sol, .label = label};
         grade_exercise(c, w, e, &bo, &x->below_result);
         const GradeResult *b = &x->below_result;
-        x->below_fails = b->verdict != V_PASS && b->verdict != V_SETUP_ERROR && b->verdict != V_SKIPPED;
+        x->below_fails = b->verdict != V_PASS && b->verdict != V_SETUP_ERROR && b->verdict != V_SKIPPED &&
+                         b->verdict != V_GPU_BUSY;
         free(label);
         free(below_sol);
     }

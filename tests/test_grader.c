@@ -525,6 +525,54 @@ static void test_runner_ended(void **state) {
 
 /* A runner that under-reported its time: the times are the judge's, so a
  * slow kernel stays slow, and the notes say what happened. */
+/* Other processes on the GPU (lines as the judge printed them beside a
+ * hog on the H100): never a verdict on speed, never blamed on the student,
+ * never recorded. */
+static bool has_note(const GradeResult *r, const char *part) {
+    for (int i = 0; i < r->notes.count; i++)
+        if (strstr(r->notes.items[i], part)) return true;
+    return false;
+}
+
+static void test_gpu_busy(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("gpu_busy_timed", &exited_ok, &r), V_GPU_BUSY);
+    assert_int_equal(verdict_exit_code(r.verdict), 75);
+    assert_string_equal(verdict_key(r.verdict), "gpu_busy");
+    assert_non_null(strstr(r.reason, "each of the 3 times size 268435456 was timed (pid 1369 (probe): 91% of the SMs"));
+    assert_non_null(strstr(r.reason, "your answers were correct"));
+    assert_false(r.timed);
+    assert_true(has_note(&r, "other processes used the GPU while size 268435456 was timed (pid 1369 (probe)"));
+    char *dir = tmpdir_new();
+    Workspace w = {.root = dir, .progress = path_join(dir, "progress.yaml")};
+    Exercise e = exercise();
+    assert_int_equal(grade_record(&w, &e, &r, NULL), 0);
+    assert_false(file_exists(w.progress)); /* nothing recorded */
+    free(w.progress);
+    tmpdir_remove(dir);
+    grade_result_free(&r);
+
+    /* during the checks: nothing is said about the answers */
+    assert_int_equal(decide("gpu_busy_check", &exited_ok, &r), V_GPU_BUSY);
+    assert_non_null(strstr(r.reason, "kept this GPU busy (pid 1369 (probe): 90% of the SMs, 0% of memory) while your "
+                                     "code ran at size 31"));
+    assert_null(strstr(r.reason, "correct"));
+    grade_result_free(&r);
+
+    /* timed again, then fair: a pass, with what happened in the notes */
+    assert_int_equal(decide("neighbours_retimed", &exited_ok, &r), V_PASS);
+    assert_true(has_note(&r, "while size 268435456 was timed (pid 2306 (python3): 55% of the SMs, 2% of memory): it "
+                             "was timed again"));
+    assert_true(has_note(&r, "not watched: NVML cannot read"));
+    grade_result_free(&r);
+
+    /* the reference's calls waited too: the GPU's doing, not the student's */
+    assert_int_equal(decide("busy_shared", &exited_ok, &r), V_PASS);
+    assert_false(has_note(&r, "still running"));
+    grade_result_free(&r);
+}
+
 static void test_clock_overruled(void **state) {
     (void)state;
     GradeResult r;
@@ -1591,7 +1639,7 @@ int main(void) {
         cmocka_unit_test(test_exit_codes_distinct), cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_record_progress), cmocka_unit_test(test_record_timeouts), cmocka_unit_test(test_violations),
-        cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_library_floor),
+        cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_gpu_busy), cmocka_unit_test(test_library_floor),
         cmocka_unit_test(test_json_report_hostile_bytes), cmocka_unit_test(test_junit_report_hostile_bytes),
         cmocka_unit_test(test_text_report_hostile_bytes), cmocka_unit_test(test_utf8_decode),
         cmocka_unit_test(test_visible_text),

@@ -122,6 +122,25 @@ static void test_maps_code_from_memory(void **state) {
     assert_string_equal(who, "/memfd:x (deleted)");
 }
 
+/* NVML's samples as the judge read them beside a hog on the H100: the
+ * judge's own processes and an idle context are no neighbours. */
+static void test_neighbours(void **state) {
+    (void)state;
+    GpuUse use[] = {{488, 1, 0}, {494, 99, 0}, {501, 0, 0}, {494, 97, 3}, {777, 0, 12}, {490, 40, 5}};
+    int own[] = {488, 490, 489};
+    GpuUse out[4];
+    int n = rules_neighbours(use, 6, own, 3, out, 4);
+    assert_int_equal(n, 2);
+    assert_int_equal(out[0].pid, 494); /* the busiest first, with its largest shares */
+    assert_int_equal(out[0].sm_percent, 99);
+    assert_int_equal(out[0].memory_percent, 3);
+    assert_int_equal(out[1].pid, 777); /* copies alone count: memory, no SMs */
+    assert_int_equal(rules_neighbours(use, 6, own, 3, out, 1), 1);
+    int all[] = {488, 490, 494, 777};
+    assert_int_equal(rules_neighbours(use, 6, all, 4, out, 4), 0);
+    assert_int_equal(rules_neighbours(use, 0, own, 3, out, 4), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overhead_bound_is_90th_percentile),
@@ -134,6 +153,7 @@ int main(void) {
         cmocka_unit_test(test_maps_vendor_library),
         cmocka_unit_test(test_maps_reference_and_other_builds),
         cmocka_unit_test(test_maps_code_from_memory),
+        cmocka_unit_test(test_neighbours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

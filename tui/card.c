@@ -13,6 +13,7 @@ const char *card_verdict_banner(Verdict v) {
         [V_PASS] = "PASS", [V_WRONG] = "WRONG ANSWER", [V_SLOW] = "TOO SLOW",
         [V_COMPILE_ERROR] = "COMPILE ERROR", [V_RUNTIME_ERROR] = "RUNTIME ERROR", [V_TIMEOUT] = "TIMEOUT",
         [V_REQUIREMENT] = "REQUIREMENT NOT MET", [V_SKIPPED] = "SKIPPED: no GPU",
+        [V_GPU_BUSY] = "GPU BUSY: timing not trustworthy",
         [V_INTERRUPTED] = "INTERRUPTED", [V_SETUP_ERROR] = "SETUP ERROR",
     };
     return v < V_COUNT ? banners[v] : "?";
@@ -23,6 +24,7 @@ const char *card_verdict_phrase(Verdict v) {
         [V_PASS] = "passed", [V_WRONG] = "wrong answer", [V_SLOW] = "correct, too slow",
         [V_COMPILE_ERROR] = "did not compile", [V_RUNTIME_ERROR] = "runtime error", [V_TIMEOUT] = "timed out",
         [V_REQUIREMENT] = "correct, a requirement not met", [V_SKIPPED] = "compiled, not run (no GPU)",
+        [V_GPU_BUSY] = "GPU busy (not counted)",
         [V_INTERRUPTED] = "cancelled", [V_SETUP_ERROR] = "setup error (not counted)",
     };
     return v < V_COUNT ? phrases[v] : "?";
@@ -33,7 +35,8 @@ Style card_verdict_style(Verdict v) {
     case V_PASS: return S_PASS;
     case V_SLOW:
     case V_REQUIREMENT: return S_WARN;
-    case V_SKIPPED: return S_SKIP;
+    case V_SKIPPED:
+    case V_GPU_BUSY: return S_SKIP;
     case V_INTERRUPTED: return S_DIM;
     default: return S_FAIL;
     }
