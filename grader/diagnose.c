@@ -10,6 +10,7 @@
 
 #include "../src/proc.h"
 #include "gpulock.h"
+#include "launcher.h"
 #include "metrics.h"
 
 /* The bounds of a diagnosis: each program it runs, and all of them. */
@@ -646,6 +647,16 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
     if (!file_exists(lib)) {
         d->kind = DIAG_NOTHING;
         snprintf(d->why_not, sizeof d->why_not, "your compiled library %s is gone: grade again first", lib);
+        goto out;
+    }
+    Launcher launch;
+    if (launcher_from_env(&launch)) { /* the sanitizer and the counters run beside the GPU, not through srun */
+        d->kind = DIAG_NOTHING;
+        snprintf(d->why_not, sizeof d->why_not,
+                 "a diagnosis runs here, and the GPU is behind the launcher (%.200s): on a GPU node, run "
+                 "'gpucourse why %s' without GPUCOURSE_LAUNCHER",
+                 launch.text, e->id);
+        launcher_free(&launch);
         goto out;
     }
     char *log = NULL;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../src/proc.h"
+#include "launcher.h"
 #include "libscan.h"
 #include "toolchain.h"
 
@@ -84,6 +85,7 @@ typedef struct {
     int busy_trusted;      /* trusted samples that waited too: the GPU's, not the student's */
     char gpu_busy[512];    /* SIZE: the processes that kept the GPU busy, until the judge gave up */
     int retimed;           /* timings done again because other processes shared the GPU */
+    bool timed_out;        /* the judge's own bound (--timeout) ended it */
     bool extra_sizes;      /* more timed sizes than MAX_TIMED_SIZES: the lines of those are dropped */
 } Parsed;
 
@@ -244,6 +246,8 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     } else if (!strcmp(key, "neighbours")) {
         p->retimed += strncmp(val, "unwatched: ", 11) != 0;
         neighbours_note(r, val);
+    } else if (!strcmp(key, "timeout")) {
+        p->timed_out = true;
     } else if (!strcmp(key, "gpubusy")) {
         snprintf(p->gpu_busy, sizeof p->gpu_busy, "%s", val);
     } else if (!strcmp(key, "done")) p->done = true;
@@ -326,7 +330,7 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
         set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", p.error_text);
         return;
     }
-    if (st->timed_out) {
+    if (st->timed_out || p.timed_out) {
         if (e->timeout_hint && *e->timeout_hint)
             set_verdict(r, V_TIMEOUT, "no result within %d s: your kernel probably never finishes; likely here: %s",
                         st->timeout_s, e->timeout_hint);
@@ -804,7 +808,34 @@ typedef struct {
     const SizeSpec *checks;
     int nchecks;
     bool timed;
+    const Launcher *launch; /* the judge runs through it, or NULL: here */
 } JudgePlan;
+
+/* Whether the judge's first line, with this run's nonce, is among the results. */
+static bool judge_started(const char *results, const char *nonce) {
+    char *want = xprintf("harness: 1 %s\n", nonce);
+    bool started = results && (!strncmp(results, want, strlen(want)) || strstr(results, want));
+    free(want);
+    return started;
+}
+
+/* A launcher that never started the judge (no allocation, a bad partition,
+ * srun missing on the node): a setup error that shows what it said. */
+static void launch_failed(GradeResult *r, const Launcher *launch, const ProcResult *res) {
+    char said[400] = "";
+    const char *out = res->output ? res->output : "";
+    size_t len = strlen(out);
+    const char *tail = len > 300 ? out + len - 300 : out;
+    snprintf(said, sizeof said, "%s", tail);
+    for (char *c = said; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    if (res->timed_out)
+        set_verdict(r, V_SETUP_ERROR, "the launcher (%s) did not start the judge within %.0f s "
+                    "(GPUCOURSE_LAUNCH_WAIT sets the wait): %s", launch->text, launcher_wait_s(), said);
+    else
+        set_verdict(r, V_SETUP_ERROR, "the launcher (%s) ran no judge (exit code %d): %s", launch->text,
+                    res->exited ? res->exit_code : 128 + res->signal, said[0] ? said : "it said nothing");
+}
 
 static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
                         JudgePlan plan, GradeResult *r) {
@@ -842,27 +873,50 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
         strlist_add(&args, metrics);
         free(metrics);
     }
-    const char **argv = xcalloc((size_t)args.count + 1, sizeof *argv);
-    for (int i = 0; i < args.count; i++) argv[i] = args.items[i];
-
+    int timeout_s = o && o->timeout_s ? o->timeout_s : e->timeout_s;
     char nonce[40];
     snprintf(nonce, sizeof nonce, "%llx%llx", fresh_seed(), fresh_seed());
     char *nonce_env = xprintf("GPUCOURSE_NONCE=%s", nonce);
-    const char *env[] = {nonce_env, NULL};
-    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = o && o->timeout_s ? o->timeout_s : e->timeout_s,
-                     .capture_limit = OUTPUT_LIMIT,
-                     .result_fd = RESULT_FD, .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
+    char *result_file = NULL, *result_env = NULL;
+    const Launcher *launch = plan.launch;
+    if (launch) { /* no pipe reaches another node: a file, and the judge's own bound */
+        result_file = xprintf("%s.%s.results", parts->harness, nonce); /* in the build directory */
+        result_env = xprintf("GPUCOURSE_RESULT_FILE=%s", result_file);
+        snprintf(text, sizeof text, "%d", timeout_s);
+        strlist_add(&args, "--timeout");
+        strlist_add(&args, text);
+    }
+    int nlaunch = launch ? launch->words.count : 0;
+    const char **argv = xcalloc((size_t)(nlaunch + args.count) + 1, sizeof *argv);
+    for (int i = 0; i < nlaunch; i++) argv[i] = launch->words.items[i];
+    for (int i = 0; i < args.count; i++) argv[nlaunch + i] = args.items[i];
+
+    const char *env[] = {nonce_env, result_env, NULL};
+    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launcher_wait_s() : timeout_s,
+                     .capture_limit = OUTPUT_LIMIT, .result_fd = launch ? -1 : RESULT_FD,
+                     .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
     ProcResult res;
     if (proc_run(&spec, &res) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
     } else {
-        RunStatus st = {res.exited, res.exit_code, res.signal, res.timed_out, res.interrupted, (int)spec.timeout_s};
+        if (launch) {
+            free(res.results);
+            size_t len = 0;
+            res.results = read_file(result_file, &len);
+            if (res.results && len > OUTPUT_LIMIT) res.results[OUTPUT_LIMIT] = '\0';
+            unlink(result_file);
+        }
+        RunStatus st = {res.exited, res.exit_code, res.signal, res.timed_out, res.interrupted, timeout_s};
         r->program_output = xstrdup(res.output);
         r->output_dropped = res.output_dropped;
         grade_decide(r, e, &st, res.results, nonce);
+        if (launch && !res.interrupted && !judge_started(res.results, nonce))
+            launch_failed(r, launch, &res); /* the launcher's failure, not the student's */
         proc_result_free(&res);
     }
     free(nonce_env);
+    free(result_env);
+    free(result_file);
     free(argv);
     strlist_free(&args);
 }
@@ -970,6 +1024,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
     CourseParts parts = {0};
+    Launcher launch = {0};
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
     if (toolchain_find(&t) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
@@ -992,9 +1047,11 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
 
     if (!check_library(e, student_so, r)) goto out;
 
-    GpuInfo gpu;
-    gpu_probe(&gpu);
-    if (gpu.count == 0) {
+    /* through a launcher, the GPU is the launcher's: the judge says whether it has one */
+    bool launched = launcher_from_env(&launch);
+    GpuInfo gpu = {0};
+    if (!launched) gpu_probe(&gpu);
+    if (!launched && gpu.count == 0) {
         set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", gpu.why);
         goto out;
     }
@@ -1010,10 +1067,11 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     }
     if (interrupted(r)) goto out;
 
-    /* the GPU part alone under the GPU's lock: one timed grading per GPU at a time */
-    GpuLock lock;
+    /* the GPU part alone under the GPU's lock: one timed grading per GPU at a
+     * time (a launcher's GPU is allocated to this job alone) */
+    GpuLock lock = {-1};
     GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
-    GpuLockResult locked = gpu_lock(&want, &lock);
+    GpuLockResult locked = launched ? GPU_LOCK_HELD : gpu_lock(&want, &lock);
     if (interrupted(r)) goto out;
     if (locked == GPU_LOCK_TIMED_OUT) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
@@ -1027,7 +1085,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     }
     snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuid);
     phase(o, "running");
-    run_harness(e, &parts, student_so, o, (JudgePlan){e->check_sizes, e->ncheck_sizes, true}, r);
+    run_harness(e, &parts, student_so, o, (JudgePlan){e->check_sizes, e->ncheck_sizes, true, launched ? &launch : NULL}, r);
     gpu_unlock(&lock);
     /* the machine code first: a missing instruction says more than the counters of its absence */
     check_sass(&t, e, student_so, r);
@@ -1036,6 +1094,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     interrupted(r);
 out:
     r->wall_s = now_seconds() - start;
+    launcher_free(&launch);
     free(student_cu);
     free(student_so);
     course_parts_free(&parts);

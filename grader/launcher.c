@@ -1,0 +1,29 @@
+#define _GNU_SOURCE
+#include "launcher.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool launcher_from_env(Launcher *l) {
+    memset(l, 0, sizeof *l);
+    const char *set = getenv("GPUCOURSE_LAUNCHER");
+    if (!set) return false;
+    char *copy = xstrdup(set), *save = NULL;
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) strlist_add(&l->words, w);
+    free(copy);
+    if (l->words.count == 0) return false;
+    l->text = xstrdup(set);
+    return true;
+}
+
+void launcher_free(Launcher *l) {
+    strlist_free(&l->words);
+    free(l->text);
+    memset(l, 0, sizeof *l);
+}
+
+double launcher_wait_s(void) {
+    const char *set = getenv("GPUCOURSE_LAUNCH_WAIT");
+    double s = set ? strtod(set, NULL) : 0;
+    return s > 0 ? s : 600;
+}
