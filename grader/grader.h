@@ -168,7 +168,8 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
 typedef struct {
     unsigned long long seed;    /* 0: a fresh random seed */
     const char *source;         /* grade this course file instead of the student's (check-course, bench): */
-    const char *label;          /* its library, named by label, comes from the build cache */
+    const char *label;          /* the library's name in the build directory (default "student"); with
+                                   source, it comes from the build cache */
     int timeout_s;              /* 0: the exercise's own */
     /* live log of compiling and running, or NULL */
     void (*on_output)(const char *data, size_t len, void *ctx);

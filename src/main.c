@@ -14,6 +14,7 @@
 #include "../harness/sandbox.h"
 #include "../grader/toolchain.h"
 #include "../grader/calibrate.h"
+#include "../grader/classroom.h"
 #include "course.h"
 #include "progress.h"
 #include "scaffold.h"
@@ -52,6 +53,10 @@ static const char usage_text[] =
     "  new course DIR       a course of its own in DIR (use it with --course DIR)\n"
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
+    "  class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm]\n"
+    "                       grade every student of a roster (a file of NAME PATH lines, or a\n"
+    "                       directory of workspaces) into DIR (default ./grades): JSON and JUnit per\n"
+    "                       student, gradebook.csv, a summary with flags; --slurm: as a job array\n"
     "\n"
     "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add).\n"
     "With no command, on a terminal: the course app; elsewhere (a pipe, TERM dumb or unset),\n"
@@ -93,6 +98,9 @@ typedef struct {
     bool calibrate;           /* check-course */
     bool explain;             /* grade --explain; why: every verdict */
     int runs;                 /* check-course --calibrate; 0: 5 */
+    const char *out;          /* class grade: the output directory */
+    bool slurm;               /* class grade: as a Slurm job array */
+    int task;                 /* class grade: grade only this student (a job array's task); -1: all */
 } Options;
 
 static int fail_usage(const char *fmt, const char *arg) {
@@ -319,27 +327,36 @@ static bool explained(const Options *o, bool why, Verdict v) {
     return o->explain && v != V_PASS && v != V_SKIPPED && v != V_INTERRUPTED && v != V_GPU_BUSY;
 }
 
-static int cmd_grade(Session *s, const Options *o, const char *key, bool why) {
-    const Exercise **list = xcalloc((size_t)s->course->nexercises, sizeof *list);
+/* The exercises a grade names: EX, --chapter N or --all, into *list
+ * (malloc'd); how many, or -1 after saying why (a usage error). */
+static int selected_exercises(Session *s, const Options *o, const char *key, const Exercise ***list) {
+    *list = xcalloc((size_t)s->course->nexercises, sizeof **list);
     int count = 0;
     if (o->all) {
-        for (int i = 0; i < s->course->nexercises; i++) list[count++] = &s->course->exercises[i];
+        for (int i = 0; i < s->course->nexercises; i++) (*list)[count++] = &s->course->exercises[i];
     } else if (o->chapter) {
         if (o->chapter > s->course->nchapters) {
-            free(list);
             char n[16];
             snprintf(n, sizeof n, "%d", o->chapter);
-            return fail_usage("no chapter %s", n);
+            fail_usage("no chapter %s", n);
+            return -1;
         }
         Chapter *ch = &s->course->chapters[o->chapter - 1];
-        for (int i = 0; i < ch->count; i++) list[count++] = &s->course->exercises[ch->first + i];
+        for (int i = 0; i < ch->count; i++) (*list)[count++] = &s->course->exercises[ch->first + i];
     } else {
         Exercise *e = find_exercise(s, key);
-        if (!e) {
-            free(list);
-            return EXIT_USAGE;
-        }
-        list[count++] = e;
+        if (!e) return -1;
+        (*list)[count++] = e;
+    }
+    return count;
+}
+
+static int cmd_grade(Session *s, const Options *o, const char *key, bool why) {
+    const Exercise **list;
+    int count = selected_exercises(s, o, key, &list);
+    if (count < 0) {
+        free(list);
+        return EXIT_USAGE;
     }
     GradeResult *rs = xcalloc((size_t)count, sizeof *rs);
     Diagnosis *ds = xcalloc((size_t)count, sizeof *ds);
@@ -1002,6 +1019,159 @@ static int cmd_new(const Options *o, const char *const *args, int nargs) {
     return 0;
 }
 
+/* ------------------------------------------------------------ class grade */
+
+static void class_phase(const char *what, void *ctx) {
+    (void)ctx;
+    fprintf(stderr, "grading %s...\n", what);
+}
+
+static void sh_quote(StrBuf *sb, const char *word) {
+    sb_puts(sb, " '");
+    for (const char *c = word; *c; c++) sb_puts(sb, *c == '\'' ? "'\\''" : (char[]){*c, '\0'});
+    sb_puts(sb, "'");
+}
+
+static void pass_stderr(const char *data, size_t len, void *ctx) {
+    (void)ctx;
+    fwrite(data, 1, len, stderr);
+}
+
+/* The roster as a Slurm job array: task I runs `gpucourse class grade ...
+ * --task I` on a node sbatch picks (GPUCOURSE_SBATCH: its options, e.g.
+ * "--gres=gpu:1 --partition=gpu --time=30"), each writing its student's
+ * files under OUT; sbatch --wait returns when all are done. Ctrl-C cancels
+ * the array. The paths must be the same on the nodes (a shared file system). */
+static int class_slurm(const Options *o, const char *course, const char *roster, const char *const *selection,
+                       int nselection, int students, const char *out) {
+    char *self = realpath("/proc/self/exe", NULL);
+    if (!self) return error("cannot find gpucourse's own path for the job script");
+    StrBuf script = {0};
+    sb_puts(&script, "#!/bin/sh\n# gpucourse class grade --slurm: array task I grades the roster's student I\n"
+                     "unset GPUCOURSE_LAUNCHER\nexec");
+    const char *fixed[] = {self, "--course", course, "class", "grade", roster};
+    for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) sh_quote(&script, fixed[i]);
+    for (int i = 0; i < nselection; i++) sh_quote(&script, selection[i]);
+    sh_quote(&script, "--out");
+    sh_quote(&script, out);
+    char num[32];
+    if (o->seed) snprintf(num, sizeof num, "%llu", o->seed), sh_quote(&script, "--seed"), sh_quote(&script, num);
+    if (o->timeout_s) snprintf(num, sizeof num, "%d", o->timeout_s), sh_quote(&script, "--timeout"), sh_quote(&script, num);
+    sb_puts(&script, " --task \"$SLURM_ARRAY_TASK_ID\"\n");
+    char *path = xprintf("%s/class.sbatch", out);
+    int rc = write_file_atomic(path, script.buf, script.len);
+    sb_free(&script);
+    free(self);
+    if (rc < 0) {
+        free(path);
+        return -1;
+    }
+    StrList args = {0};
+    strlist_add(&args, "sbatch");
+    strlist_add(&args, "--parsable");
+    strlist_add(&args, "--wait");
+    char *array = xprintf("--array=0-%d", students - 1), *log = xprintf("--output=%s/log/task-%%a.txt", out);
+    strlist_add(&args, array);
+    strlist_add(&args, "--job-name=gpucourse-class");
+    strlist_add(&args, log);
+    free(array), free(log);
+    const char *extra = getenv("GPUCOURSE_SBATCH");
+    char *words = xstrdup(extra ? extra : ""), *save = NULL;
+    for (char *w = strtok_r(words, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) strlist_add(&args, w);
+    free(words);
+    strlist_add(&args, path);
+    const char **argv = xcalloc((size_t)args.count + 1, sizeof *argv);
+    for (int i = 0; i < args.count; i++) argv[i] = args.items[i];
+    fprintf(stderr, "submitting %d student%s as a Slurm job array (%s) and waiting for it...\n", students,
+            students == 1 ? "" : "s", path);
+    ProcSpec spec = {.argv = argv, .capture_limit = 64 * 1024, .on_output = pass_stderr};
+    ProcResult res;
+    rc = proc_run(&spec, &res);
+    if (rc == 0) {
+        char job[64] = "";
+        sscanf(res.output ? res.output : "", "%63[0-9]", job);
+        if (res.interrupted && job[0]) { /* sbatch --wait leaves the array running: cancel it */
+            const char *cancel[] = {"scancel", job, NULL};
+            ProcSpec cs = {.argv = cancel, .timeout_s = 30, .capture_limit = 4096};
+            ProcResult cr;
+            if (proc_run(&cs, &cr) == 0) proc_result_free(&cr);
+            fprintf(stderr, "cancelled job %s\n", job);
+            rc = EXIT_INTERRUPTED;
+        } else if (res.interrupted) rc = EXIT_INTERRUPTED;
+        else if (!res.exited || res.exit_code != 0)
+            fprintf(stderr, "gpucourse: sbatch ended with exit code %d: some tasks failed (their logs are in %s/log)\n",
+                    res.exited ? res.exit_code : 128 + res.signal, out);
+        proc_result_free(&res);
+    }
+    free(argv);
+    strlist_free(&args);
+    free(path);
+    return rc;
+}
+
+static int cmd_class(const Options *o, const char *const *args, int nargs) {
+    static const char usage[] = "usage: gpucourse class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm]";
+    if (nargs < 2 || strcmp(args[0], "grade")) return fail_usage("%s", usage);
+    if (nargs > 3 || (nargs == 3) == (o->all || o->chapter)) return fail_usage("%s", usage);
+    if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
+    const char *key = nargs == 3 ? args[2] : NULL;
+    Session s;
+    int rc = session_open(o, &s, false);
+    if (rc) {
+        session_close(&s);
+        return rc;
+    }
+    const Exercise **list = NULL;
+    Roster roster = {0};
+    int count = selected_exercises(&s, o, key, &list);
+    char *out = NULL;
+    if (count < 0) rc = EXIT_USAGE;
+    else if (roster_load(args[1], &roster) < 0) rc = fail_setup();
+    else if (o->task >= roster.count) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", o->task);
+        rc = fail_usage("--task %s: the roster has fewer students", n);
+    } else {
+        const char *dir = o->out ? o->out : "grades";
+        char *logs = path_join(dir, "log");
+        if (make_dirs(logs) < 0 || !(out = realpath(dir, NULL))) rc = fail_setup();
+        free(logs);
+    }
+    if (rc) goto done;
+    ClassOptions co = {list, count, out, o->seed, o->timeout_s, class_phase};
+    if (o->task >= 0) { /* one array task: its student, no collection */
+        rc = class_grade_student(s.course, &roster, o->task, &co);
+        if (rc < 0) rc = fail_setup();
+        goto done;
+    }
+    if (o->slurm) {
+        char *course = realpath(s.course->root, NULL), *roster_abs = realpath(args[1], NULL);
+        const char *selection[3] = {0};
+        char chapter[16];
+        int nsel = 0;
+        if (key) selection[nsel++] = key;
+        else if (o->all) selection[nsel++] = "--all";
+        else snprintf(chapter, sizeof chapter, "%d", o->chapter), selection[nsel++] = "--chapter", selection[nsel++] = chapter;
+        rc = course && roster_abs ? class_slurm(o, course, roster_abs, selection, nsel, roster.count, out)
+                                  : error("cannot resolve the course's or the roster's path");
+        free(course), free(roster_abs);
+    } else {
+        for (int i = 0; i < roster.count && rc != EXIT_INTERRUPTED; i++) {
+            rc = class_grade_student(s.course, &roster, i, &co);
+            if (rc < 0) fprintf(stderr, "gpucourse: %s: %s\n", roster.students[i].name, last_error()), rc = 0;
+        }
+    }
+    if (rc == EXIT_INTERRUPTED) fprintf(stderr, "gpucourse: interrupted: no gradebook written\n");
+    else if (rc < 0) rc = fail_setup();
+    else if (class_collect(s.course, &roster, &co, stdout) < 0) rc = fail_setup();
+done:
+    free(out);
+    free(list);
+    roster_free(&roster);
+    session_close(&s);
+    return rc;
+}
+
 static int cmd_start(Session *s) {
     Exercise *next = next_exercise(s);
     cmd_list(s);
@@ -1029,10 +1199,11 @@ int main(int argc, char **argv) {
         {"kind", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 'T'},
         {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
         {"explain", no_argument, NULL, 'x'},
+        {"out", required_argument, NULL, 'O'}, {"slurm", no_argument, NULL, 'S'}, {"task", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     proc_harden_self(); /* before anything of the student's runs: see proc.c */
-    Options o = {0};
+    Options o = {.task = -1};
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) { /* ':': a missing value is ':' */
@@ -1070,6 +1241,15 @@ int main(int argc, char **argv) {
         case 'T': o.title = optarg; break;
         case 'L': o.calibrate = true; break;
         case 'x': o.explain = true; break;
+        case 'O': o.out = optarg; break;
+        case 'S': o.slurm = true; break;
+        case 'K': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 1000000) return fail_usage("--task takes a student's index, not '%s'", optarg);
+            o.task = (int)v;
+            break;
+        }
         case 'r': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -1091,6 +1271,8 @@ int main(int argc, char **argv) {
     if (cmd && !strcmp(cmd, "check-course"))
         return cmd_check_course(&o, (const char *const *)argv + optind + 1, extra - 1);
     if (cmd && !strcmp(cmd, "new")) return cmd_new(&o, (const char *const *)argv + optind + 1, extra - 1);
+    if (cmd && !strcmp(cmd, "class")) return cmd_class(&o, (const char *const *)argv + optind + 1, extra - 1);
+    if (o.out || o.slurm || o.task >= 0) return fail_usage("%s", "--out, --slurm and --task go with class grade");
     if (o.kind || o.title) return fail_usage("%s", "--kind and --title go with new");
     if (o.calibrate || o.runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
     if (o.explain && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--explain goes with grade");
