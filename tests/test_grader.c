@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../grader/classroom.h"
 #include "../grader/grader.h"
 #include "../grader/sass.h"
 #include "../grader/report.h"
@@ -571,6 +572,67 @@ static void test_gpu_busy(void **state) {
     assert_int_equal(decide("busy_shared", &exited_ok, &r), V_PASS);
     assert_false(has_note(&r, "still running"));
     grade_result_free(&r);
+}
+
+/* ------------------------------------------------------------ class grade */
+
+static void test_class_similarity(void **state) {
+    (void)state;
+    const char *a = "__global__ void k(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (i < n) x[i] = 2 * x[i];\n}\n";
+    const char *spaced = "// mine\n__global__ void k(float* x,int n){ int i=blockIdx.x*blockDim.x+threadIdx.x; /* ! */\n"
+                         "if(i<n) x[i]=2*x[i]; }";
+    const char *other = "__global__ void scan(const int *in, int *out, int n) { extern __shared__ int t[]; "
+                        "t[threadIdx.x] = in[threadIdx.x]; __syncthreads(); out[0] = t[0]; }";
+    assert_true(class_similarity(a, spaced) >= 1.0); /* comments and spacing do not count */
+    assert_true(class_similarity(a, other) < 0.2);
+    assert_true(class_similarity(a, a) >= 1.0);
+    assert_true(class_similarity("", "") >= 1.0);
+}
+
+static void test_roster(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *p;
+    const char *names[] = {"alice", "bob", "Not a name"};
+    for (int i = 0; i < 3; i++) {
+        p = xprintf("%s/%s/exercises", dir, names[i]);
+        assert_int_equal(make_dirs(p), 0);
+        free(p);
+    }
+    Roster r;
+    assert_int_equal(roster_load(dir, &r), 0); /* a directory: its workspaces, by name */
+    assert_int_equal(r.count, 2);
+    assert_string_equal(r.students[0].name, "alice");
+    assert_string_equal(r.students[1].name, "bob");
+    roster_free(&r);
+
+    char *file = path_join(dir, "roster.txt");
+    const char *good = "# the class\n\nalice alice\nbob  bob   # late\n";
+    assert_int_equal(write_file_atomic(file, good, strlen(good)), 0);
+    assert_int_equal(roster_load(file, &r), 0);
+    assert_int_equal(r.count, 2);
+    p = path_join(dir, "bob");
+    assert_string_equal(r.students[1].path, p); /* relative to the roster's directory */
+    free(p);
+    roster_free(&r);
+
+    const struct {
+        const char *text, *error;
+    } bad[] = {
+        {"alice alice\nalice bob\n", "roster.txt:2: 'alice' is listed twice"},
+        {"alice\n", "roster.txt:1: a line is NAME PATH"},
+        {"../x alice\n", "roster.txt:1: '../x' is not a usable name"},
+        {"carol carol\n", "has no exercises/ directory"},
+        {"# nobody\n", "no students listed"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+        assert_int_equal(write_file_atomic(file, bad[i].text, strlen(bad[i].text)), 0);
+        assert_int_equal(roster_load(file, &r), -1);
+        assert_non_null(strstr(last_error(), bad[i].error));
+    }
+    free(file);
+    tmpdir_remove(dir);
 }
 
 static void test_clock_overruled(void **state) {
@@ -1639,7 +1701,8 @@ int main(void) {
         cmocka_unit_test(test_exit_codes_distinct), cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_record_progress), cmocka_unit_test(test_record_timeouts), cmocka_unit_test(test_violations),
-        cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_gpu_busy), cmocka_unit_test(test_library_floor),
+        cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_gpu_busy),
+        cmocka_unit_test(test_class_similarity), cmocka_unit_test(test_roster), cmocka_unit_test(test_library_floor),
         cmocka_unit_test(test_json_report_hostile_bytes), cmocka_unit_test(test_junit_report_hostile_bytes),
         cmocka_unit_test(test_text_report_hostile_bytes), cmocka_unit_test(test_utf8_decode),
         cmocka_unit_test(test_visible_text),
