@@ -93,6 +93,12 @@ t_why_json() { code_is 77 "$GC" why ex01 --format json &&
 check "why --format json: the diagnosis object, the kernels, no picture" t_why_json
 t_explain() { code_is 77 "$GC" grade ex01 --explain && ! has "^why ex01" 2>/dev/null; }
 check "grade --explain: a skipped grade is not explained" t_explain
+t_class_usage() { code_is 64 "$GC" class && code_is 64 "$GC" class grade && code_is 64 "$GC" class grade r.txt &&
+    code_is 64 "$GC" class grade r.txt ex01 --all && code_is 64 "$GC" list --slurm && has_err "go with class grade"; }
+check "class grade: ROSTER and one of EX, --chapter, --all; --out, --slurm, --task only with it (64)" t_class_usage
+t_class_roster() { printf 'alice\n' >"$T/roster.txt" && code_is 65 "$GC" class grade "$T/roster.txt" ex01 --out "$T/grades" &&
+    has_err "roster.txt:1: a line is NAME PATH" && code_is 65 "$GC" class grade "$T/nosuch.txt" ex01 --out "$T/grades"; }
+check "class grade: a bad roster says file:line (65)" t_class_roster
 check "--explain goes with grade only: usage error 64" sh -c "$GC list --explain; test \$? = 64"
 check "why without an exercise: usage error 64" sh -c "$GC why; test \$? = 64"
 
