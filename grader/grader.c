@@ -158,19 +158,34 @@ static void wrong_map_line(WrongMap *m, const char *key, const char *val) {
 }
 
 /* What the judge saw of other processes on the GPU, as a note: that it
- * could not watch them, or that a size was timed again because of them. */
-static void neighbours_note(GradeResult *r, const char *val) {
-    char *note;
-    if (!strncmp(val, "unwatched: ", 11))
-        note = xprintf("other processes' work on this GPU was not watched: %s", val + 11);
-    else {
-        const char *colon = strstr(val, ": ");
-        if (!colon) return;
-        note = xprintf("other processes used the GPU while size %.*s was timed (%s): it was timed again",
-                       (int)(colon - val), val, colon + 2);
-    }
+ * could not watch them, or that a size was timed again because of them
+ * (then true). */
+static bool neighbours_note(GradeResult *r, const char *val) {
+    const char *colon = strstr(val, ": ");
+    bool unwatched = !strncmp(val, "unwatched: ", 11);
+    if (!colon) return false;
+    char *note = unwatched ? xprintf("other processes' work on this GPU was not watched: %s", colon + 2)
+                           : xprintf("other processes used the GPU while size %.*s was timed (%s): it was timed again",
+                                     (int)(colon - val), val, colon + 2);
     strlist_add(&r->notes, note);
     free(note);
+    return !unwatched;
+}
+
+/* A launcher that never started the judge: a setup error that shows the
+ * end of what it said (srun: error: invalid partition specified). */
+static void launch_failed(GradeResult *r, const RunStatus *st, const char *output) {
+    char said[400];
+    size_t len = output ? strlen(output) : 0;
+    snprintf(said, sizeof said, "%s", len > 300 ? output + len - 300 : len ? output : "it said nothing");
+    for (char *c = said; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    if (st->timed_out)
+        set_verdict(r, V_SETUP_ERROR, "the launcher (%s) did not start the judge within %.0f s "
+                    "(GPUCOURSE_LAUNCH_WAIT sets the wait): %s", st->launcher, st->launch_wait_s, said);
+    else
+        set_verdict(r, V_SETUP_ERROR, "the launcher (%s) ran no judge (exit code %d): %s", st->launcher,
+                    st->exited ? st->exit_code : 128 + st->signal, said);
 }
 
 static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce) {
@@ -244,8 +259,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     } else if (!strcmp(key, "busy")) {
         sscanf(val, "%d %d", &p->busy, &p->busy_trusted);
     } else if (!strcmp(key, "neighbours")) {
-        p->retimed += strncmp(val, "unwatched: ", 11) != 0;
-        neighbours_note(r, val);
+        p->retimed += neighbours_note(r, val);
     } else if (!strcmp(key, "timeout")) {
         p->timed_out = true;
     } else if (!strcmp(key, "gpubusy")) {
@@ -324,6 +338,10 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
 
     if (st->interrupted) {
         set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
+        return;
+    }
+    if (st->launcher && !p.started) { /* no allocation, a bad partition: the launcher's failure, not the student's */
+        launch_failed(r, st, r->program_output);
         return;
     }
     if (!strcmp(p.error_kind, "nogpu")) {
@@ -811,36 +829,13 @@ typedef struct {
     const Launcher *launch; /* the judge runs through it, or NULL: here */
 } JudgePlan;
 
-/* Whether the judge's first line, with this run's nonce, is among the results. */
-static bool judge_started(const char *results, const char *nonce) {
-    char *want = xprintf("harness: 1 %s\n", nonce);
-    bool started = results && (!strncmp(results, want, strlen(want)) || strstr(results, want));
-    free(want);
-    return started;
-}
-
-/* A launcher that never started the judge (no allocation, a bad partition,
- * srun missing on the node): a setup error that shows what it said. */
-static void launch_failed(GradeResult *r, const Launcher *launch, const ProcResult *res) {
-    char said[400] = "";
-    const char *out = res->output ? res->output : "";
-    size_t len = strlen(out);
-    const char *tail = len > 300 ? out + len - 300 : out;
-    snprintf(said, sizeof said, "%s", tail);
-    for (char *c = said; *c; c++)
-        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
-    if (res->timed_out)
-        set_verdict(r, V_SETUP_ERROR, "the launcher (%s) did not start the judge within %.0f s "
-                    "(GPUCOURSE_LAUNCH_WAIT sets the wait): %s", launch->text, launcher_wait_s(), said);
-    else
-        set_verdict(r, V_SETUP_ERROR, "the launcher (%s) ran no judge (exit code %d): %s", launch->text,
-                    res->exited ? res->exit_code : 128 + res->signal, said[0] ? said : "it said nothing");
-}
-
 static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
                         JudgePlan plan, GradeResult *r) {
     StrList args = {0};
     char text[64];
+    const Launcher *launch = plan.launch;
+    if (launch) /* its words first: srun ... harness-KIND ... */
+        for (int i = 0; i < launch->words.count; i++) strlist_add(&args, launch->words.items[i]);
     strlist_add(&args, parts->harness);
     strlist_add(&args, "--student");
     strlist_add(&args, student);
@@ -878,7 +873,6 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
     snprintf(nonce, sizeof nonce, "%llx%llx", fresh_seed(), fresh_seed());
     char *nonce_env = xprintf("GPUCOURSE_NONCE=%s", nonce);
     char *result_file = NULL, *result_env = NULL;
-    const Launcher *launch = plan.launch;
     if (launch) { /* no pipe reaches another node: a file, and the judge's own bound */
         result_file = xprintf("%s.%s.results", parts->harness, nonce); /* in the build directory */
         result_env = xprintf("GPUCOURSE_RESULT_FILE=%s", result_file);
@@ -886,10 +880,7 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
         strlist_add(&args, "--timeout");
         strlist_add(&args, text);
     }
-    int nlaunch = launch ? launch->words.count : 0;
-    const char **argv = xcalloc((size_t)(nlaunch + args.count) + 1, sizeof *argv);
-    for (int i = 0; i < nlaunch; i++) argv[i] = launch->words.items[i];
-    for (int i = 0; i < args.count; i++) argv[nlaunch + i] = args.items[i];
+    const char **argv = strlist_argv(&args);
 
     const char *env[] = {nonce_env, result_env, NULL};
     ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launcher_wait_s() : timeout_s,
@@ -906,12 +897,11 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
             if (res.results && len > OUTPUT_LIMIT) res.results[OUTPUT_LIMIT] = '\0';
             unlink(result_file);
         }
-        RunStatus st = {res.exited, res.exit_code, res.signal, res.timed_out, res.interrupted, timeout_s};
+        RunStatus st = {res.exited,      res.exit_code, res.signal, res.timed_out, res.interrupted, timeout_s,
+                        launch ? launch->text : NULL, launch ? launcher_wait_s() : 0};
         r->program_output = xstrdup(res.output);
         r->output_dropped = res.output_dropped;
         grade_decide(r, e, &st, res.results, nonce);
-        if (launch && !res.interrupted && !judge_started(res.results, nonce))
-            launch_failed(r, launch, &res); /* the launcher's failure, not the student's */
         proc_result_free(&res);
     }
     free(nonce_env);

@@ -157,6 +157,8 @@ typedef struct {
     bool timed_out;
     bool interrupted;
     int timeout_s;
+    const char *launcher; /* the judge was started through this launcher (as set), or NULL */
+    double launch_wait_s; /* how long the launcher may wait before the judge starts */
 } RunStatus;
 
 /* Reads the harness's result lines and decides the verdict (the part of

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "launcher.h"
 
 #include <stdlib.h>
@@ -8,9 +7,7 @@ bool launcher_from_env(Launcher *l) {
     memset(l, 0, sizeof *l);
     const char *set = getenv("GPUCOURSE_LAUNCHER");
     if (!set) return false;
-    char *copy = xstrdup(set), *save = NULL;
-    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) strlist_add(&l->words, w);
-    free(copy);
+    strlist_add_words(&l->words, set);
     if (l->words.count == 0) return false;
     l->text = xstrdup(set);
     return true;

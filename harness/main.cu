@@ -463,7 +463,11 @@ static void calibrate_idle_probe(void) {
 // amounts that do not cancel in their ratio. The per-GPU lock keeps other
 // gradings away (grader/gpulock.c); NVML shows everything else.
 static bool watching_neighbours = false;
-static int neighbour_samples = 0;  // NVML's samples in the last look
+
+// The judge's own processes: it and its two runners.
+static void own_pids(int own[3]) {
+    own[0] = getpid(), own[1] = student_runner.pid, own[2] = trusted_runner.pid;
+}
 
 static void watch_neighbours(const cudaDeviceProp &prop) {
     char why[256];
@@ -481,37 +485,38 @@ static void watch_neighbours(const cudaDeviceProp &prop) {
     watching_neighbours = listed == 1;
 }
 
-// How many processes other than ours hold a context on the GPU now; -1 when
-// NVML cannot say.
-static int strangers_now(void) {
-    int pids[256];
-    int n = neighbours_contexts(pids, 256), strangers = 0;
+// Whether a process other than ours holds a context on the GPU now (when
+// NVML cannot say: as if one did).
+static bool strangers_now(void) {
+    int pids[256], own[3];
+    int n = neighbours_contexts(pids, 256);
+    own_pids(own);
     for (int i = 0; i < n; i++)
-        strangers += pids[i] != getpid() && pids[i] != student_runner.pid && pids[i] != trusted_runner.pid;
-    return n < 0 ? -1 : strangers;
+        if (pids[i] != own[0] && pids[i] != own[1] && pids[i] != own[2]) return true;
+    return n < 0;
 }
 
 // Names the other processes that used the GPU since `since_us` (NVML's
 // clock) in text; false when none did (or when they cannot be watched).
 // NVML's samples are ~200 ms apart, each of one process, so the look starts
-// a period early and, when another process held a context at the start
-// (`strangers_before`) or holds one now, waits for the period still to come.
-static bool neighbours_since(unsigned long long since_us, bool strangers_before, char *text, size_t size) {
+// a period early and, when another process held a context meanwhile
+// (`strangers`), waits for the period still to come.
+static bool neighbours_since(unsigned long long since_us, bool strangers, char *text, size_t size) {
     static const unsigned long long PERIOD_US = 250 * 1000;
     static GpuUse use[1024];
-    int own[] = {getpid(), student_runner.pid, trusted_runner.pid};
+    int own[3];
     GpuUse other[4];
     char why[256];
     text[0] = '\0';
     if (!watching_neighbours) return false;
+    own_pids(own);
     int n = neighbours_samples(since_us - PERIOD_US, use, 1024, why, sizeof why);
     int found = n < 0 ? 0 : rules_neighbours(use, n, own, 3, other, 4);
-    if (n >= 0 && !found && (strangers_before || strangers_now() != 0)) {
+    if (n >= 0 && !found && strangers) {
         usleep(PERIOD_US);
         n = neighbours_samples(since_us - PERIOD_US, use, 1024, why, sizeof why);
         found = n < 0 ? 0 : rules_neighbours(use, n, own, 3, other, 4);
     }
-    neighbour_samples = n;
     if (n < 0) {
         result("neighbours: unwatched: %s", why);
         watching_neighbours = false;
@@ -881,7 +886,6 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     m.dims = p.dims;
     m.scalars = s;
     if (with_counters) m.flags = RUN_COUNTERS;
-    unsigned long long since = neighbours_clock_us();
     thaw(r);
     char doing[320];
     snprintf(doing, sizeof doing, "during the %s", phase);
@@ -894,6 +898,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     // shows it), or the student's, left running.
     int probes = wait_until_idle(NEIGHBOUR_LOOK_S);
     char neighbours[512];
+    unsigned long long since = probes < 0 ? neighbours_clock_us() - (unsigned long long)(now_us() - t0) : 0;
     if (probes < 0 && neighbours_since(since, true, neighbours, sizeof neighbours)) {
         result("gpubusy: %s: %s", dims, neighbours);
         result("done: busy");
@@ -1283,7 +1288,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
     char neighbours[512] = "";
     for (int attempt = 0; ok && !fair; attempt++) {
         unsigned long long since = neighbours_clock_us();
-        bool strangers = watching_neighbours && strangers_now() != 0;
+        bool strangers = watching_neighbours && strangers_now();
         neighbours[0] = '\0';
         trusted.clear();
         for (int c = 0; c < CONTESTANTS; c++) t[c].clear();
@@ -1319,16 +1324,14 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
         }
         // NVML names the neighbours; without it, trusted calls that had to
         // wait for the GPU (a quarter of them: more than chance) show them
+        strangers = strangers || (watching_neighbours && strangers_now());  // at the start or now
         bool named = ok && neighbours_since(since, strangers, neighbours, sizeof neighbours);
-        if (ok && watching_neighbours)
-            result("watched: %s: %d samples, %.2f s, %d of %d trusted calls waited", size, neighbour_samples,
-                   (double)(neighbours_clock_us() - since) / 1e6, busy_trusted, trusted_calls);
         if (ok && !named && busy_trusted * 4 > trusted_calls)
             snprintf(neighbours, sizeof neighbours, "%d of %d calls of the reference and the baselines waited for "
                      "another process's work", busy_trusted, trusted_calls);
         fair = ok && !neighbours[0];
         // another process's context (idle, NVML said) may still have made a call wait: not the student's doing
-        if (fair && (strangers || (watching_neighbours && strangers_now() != 0))) busy = 0;
+        if (fair && strangers) busy = 0;
         if (!ok || fair) break;
         result("neighbours: %s: %s", size, neighbours);
         if (attempt == NEIGHBOUR_RETRIES) break;
@@ -1410,7 +1413,7 @@ static void start_runners(const char *student, const char *runner, const char *r
 // its run from a launcher's queue. The runners die with it (PDEATHSIG).
 static void on_timeout(int) {
     static const char line[] = "timeout: the judge's bound\n";
-    if (results_fd >= 0 && write(results_fd, line, sizeof line - 1) < 0) _exit(EXIT_TIMEOUT);
+    if (results_fd >= 0) (void)!write(results_fd, line, sizeof line - 1);
     _exit(EXIT_TIMEOUT);
 }
 

@@ -1075,13 +1075,9 @@ static int class_slurm(const Options *o, const char *course, const char *roster,
     strlist_add(&args, "--job-name=gpucourse-class");
     strlist_add(&args, log);
     free(array), free(log);
-    const char *extra = getenv("GPUCOURSE_SBATCH");
-    char *words = xstrdup(extra ? extra : ""), *save = NULL;
-    for (char *w = strtok_r(words, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) strlist_add(&args, w);
-    free(words);
+    strlist_add_words(&args, getenv("GPUCOURSE_SBATCH"));
     strlist_add(&args, path);
-    const char **argv = xcalloc((size_t)args.count + 1, sizeof *argv);
-    for (int i = 0; i < args.count; i++) argv[i] = args.items[i];
+    const char **argv = strlist_argv(&args);
     fprintf(stderr, "submitting %d student%s as a Slurm job array (%s) and waiting for it...\n", students,
             students == 1 ? "" : "s", path);
     ProcSpec spec = {.argv = argv, .capture_limit = 64 * 1024, .on_output = pass_stderr};

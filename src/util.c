@@ -106,6 +106,18 @@ void strlist_add(StrList *l, const char *s) {
     l->items[l->count++] = xstrdup(s);
 }
 
+void strlist_add_words(StrList *l, const char *text) {
+    char *copy = xstrdup(text ? text : ""), *save = NULL;
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) strlist_add(l, w);
+    free(copy);
+}
+
+const char **strlist_argv(const StrList *l) {
+    const char **argv = xcalloc((size_t)l->count + 1, sizeof *argv);
+    for (int i = 0; i < l->count; i++) argv[i] = l->items[i];
+    return argv;
+}
+
 void strlist_free(StrList *l) {
     for (int i = 0; i < l->count; i++) free(l->items[i]);
     free(l->items);

@@ -44,6 +44,12 @@ typedef struct {
 } StrList;
 
 void strlist_add(StrList *l, const char *s);
+/* Adds the words of text, split at blanks (no quoting): a command prefix set
+ * in the environment. */
+void strlist_add_words(StrList *l, const char *text);
+/* The list as a NULL-terminated argv for proc_run (malloc'd; the strings
+ * stay the list's). */
+const char **strlist_argv(const StrList *l);
 void strlist_free(StrList *l);
 
 /* Files. read_file returns NULL (error set) when the file cannot be read. */

@@ -574,6 +574,25 @@ static void test_gpu_busy(void **state) {
     grade_result_free(&r);
 }
 
+/* A launcher that started no judge is its failure, never the student's. */
+static void test_launcher_failed(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    GradeResult r = {0};
+    r.program_output = xstrdup("srun: error: Unable to allocate resources: Invalid partition name specified\n");
+    RunStatus st = {.exited = true, .exit_code = 1, .timeout_s = 60, .launcher = "srun -p nosuch", .launch_wait_s = 600};
+    grade_decide(&r, &e, &st, "", "N1");
+    assert_int_equal(r.verdict, V_SETUP_ERROR);
+    assert_non_null(strstr(r.reason, "the launcher (srun -p nosuch) ran no judge (exit code 1): srun: error: Unable"));
+    grade_result_free(&r);
+    memset(&r, 0, sizeof r);
+    st.exited = false, st.timed_out = true; /* still queued at the wait's end */
+    grade_decide(&r, &e, &st, NULL, "N1");
+    assert_int_equal(r.verdict, V_SETUP_ERROR);
+    assert_non_null(strstr(r.reason, "did not start the judge within 600 s"));
+    grade_result_free(&r);
+}
+
 /* ------------------------------------------------------------ class grade */
 
 static void test_class_similarity(void **state) {
@@ -1702,7 +1721,7 @@ int main(void) {
         cmocka_unit_test(test_junit_report),   cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_record_progress), cmocka_unit_test(test_record_timeouts), cmocka_unit_test(test_violations),
         cmocka_unit_test(test_runner_ended),   cmocka_unit_test(test_clock_overruled), cmocka_unit_test(test_gpu_busy),
-        cmocka_unit_test(test_class_similarity), cmocka_unit_test(test_roster), cmocka_unit_test(test_library_floor),
+        cmocka_unit_test(test_class_similarity), cmocka_unit_test(test_roster), cmocka_unit_test(test_launcher_failed), cmocka_unit_test(test_library_floor),
         cmocka_unit_test(test_json_report_hostile_bytes), cmocka_unit_test(test_junit_report_hostile_bytes),
         cmocka_unit_test(test_text_report_hostile_bytes), cmocka_unit_test(test_utf8_decode),
         cmocka_unit_test(test_visible_text),
