@@ -1032,8 +1032,30 @@ static void sh_quote(StrBuf *sb, const char *word) {
     sb_puts(sb, "'");
 }
 
-static void pass_stderr(const char *data, size_t len, void *ctx) {
-    (void)ctx;
+/* sbatch --parsable's output as it comes: its first line, the job id, named
+ * as one (with how to follow it); what else it says passes through. */
+typedef struct {
+    char first[64];
+    size_t len;
+    int done;
+} SbatchOutput;
+
+static void show_sbatch_output(const char *data, size_t len, void *ctx) {
+    SbatchOutput *o = ctx;
+    while (!o->done && len) {
+        char c = *data++;
+        len--;
+        if (c != '\n' && o->len + 1 < sizeof o->first) {
+            o->first[o->len++] = c;
+            continue;
+        }
+        o->done = 1;
+        o->first[o->len] = 0;
+        if (o->len && strspn(o->first, "0123456789") == o->len)
+            fprintf(stderr, "Slurm job %s (squeue -j %s shows its tasks)\n", o->first, o->first);
+        else
+            fprintf(stderr, "%s%c", o->first, c);
+    }
     fwrite(data, 1, len, stderr);
 }
 
@@ -1080,7 +1102,8 @@ static int class_slurm(const Options *o, const char *course, const char *roster,
     const char **argv = strlist_argv(&args);
     fprintf(stderr, "submitting %d student%s as a Slurm job array (%s) and waiting for it...\n", students,
             students == 1 ? "" : "s", path);
-    ProcSpec spec = {.argv = argv, .capture_limit = 64 * 1024, .on_output = pass_stderr};
+    SbatchOutput shown = {0};
+    ProcSpec spec = {.argv = argv, .capture_limit = 64 * 1024, .on_output = show_sbatch_output, .ctx = &shown};
     ProcResult res;
     rc = proc_run(&spec, &res);
     if (rc == 0) {

@@ -14,9 +14,14 @@
 #  3. the no-GPU path with GPUCOURSE_NO_GPU=1
 #  4. the wall time of `gpucourse grade` once the harness is built
 #  5. gpucourse bench: every reference against the same-run ceilings
+#  6. grading through Slurm on this GPU: a single-node cluster (tests/slurm/cluster.sh, the GPU's
+#     device files as its gres) started and stopped here; ex13's reference graded through srun
+#     passes with the ratios of a grade here, and `class grade --slurm` grades two students in a
+#     job array. Skipped, saying why, without root or Slurm; SLURM_TEST_PREFIX names a Slurm
+#     packed by tests/slurm/bundle.sh on a machine where none can be installed.
 #
-# GPU_TEST_PARTS='course fixtures wall bench' (the default: all) runs only the
-# parts named (1, 2-3, 4, 5), to fit a short GPU lease.
+# GPU_TEST_PARTS='course fixtures wall bench slurm' (the default: all) runs only the
+# parts named (1, 2-3, 4, 5, 6), to fit a short GPU lease.
 # GPU_TEST_ONLY='GLOB ...' runs only the tests/gpu/ solutions whose names
 # match one of the globs (e.g. 'ex1[1-4]* ex20*'). GPU_TEST_CACHE=DIR starts the workspace's build cache
 # from DIR (a workspace .build made by the same nvcc on another machine), so
@@ -41,7 +46,7 @@ cat "$WS/doctor"
 "$GC" list >/dev/null  # the workspace's exercise files, which the fixtures replace one at a time
 
 # part NAME: NAME is one of the parts to run
-part() { case " ${GPU_TEST_PARTS:-course fixtures wall bench} " in *" $1 "*) return 0 ;; esac; return 1; }
+part() { case " ${GPU_TEST_PARTS:-course fixtures wall bench slurm} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if part course; then
 echo "# check-course (compiles everything, grades every reference and stub)"
@@ -163,6 +168,66 @@ echo "# bench: every reference against the same-run ceilings"
 "$GC" bench >"$WS/bench" 2>&1
 sed 's/^/# /' "$WS/bench"
 cp "$WS/bench" "$LOG.bench" 2>/dev/null
+fi
+
+# slurm_reason: why the Slurm part cannot run here, or nothing
+slurm_reason() {
+    [ "$(id -u)" = 0 ] || { echo "slurmd must run as root to start jobs"; return; }
+    for c in slurmctld slurmd srun sbatch munged; do
+        PATH=${SLURM_TEST_PREFIX:+$SLURM_TEST_PREFIX/bin:$SLURM_TEST_PREFIX/sbin:}$PATH:/usr/sbin:/sbin command -v $c >/dev/null ||
+            { echo "$c is missing (tools/deps.sh test installs slurm-wlm and munge; SLURM_TEST_PREFIX for a packed one)"; return; }
+    done
+    ls /dev/nvidia[0-9]* >/dev/null 2>&1 || echo "no /dev/nvidia0 to give the cluster as its GPU"
+}
+
+# ratios FILE: "you/reference R, you/copy C" of each timed size in a grade's JSON
+ratios() { sed "s/.*\"timed_sizes\"//" "$1" | grep -o '"vs_reference": [0-9.]*, "vs_baseline": [0-9.]*' | sed 's/"vs_reference": /you\/reference /; s/"vs_baseline": /you\/copy /' | tr '\n' ';'; }
+
+if part slurm; then
+why_not=$(slurm_reason)
+if [ -n "$why_not" ]; then
+    n=$((n + 1)); skip=$((skip + 1)); echo "ok $n - grading through Slurm # SKIP $why_not"
+else
+    SC=$(mktemp -d /tmp/gpucourse-cl-XXXXXX)  # short: the cluster's unix sockets live under it
+    echo "# grading through Slurm: a cluster in $SC whose gres gpu is $(ls /dev/nvidia[0-9]* | tr '\n' ' ')"
+    if SLURM_TEST_GPU_FILES="$(ls /dev/nvidia[0-9]* | tr '\n' ' ')" tests/slurm/cluster.sh start "$SC/c" >"$WS/cluster" 2>&1; then
+        ok "a Slurm cluster with this GPU starts"
+        (
+            . "$SC/c/env"
+            cp solutions/ex13_*.cu "$WS/exercises/"
+            "$GC" grade ex13 --format json >"$WS/ex13.here.json" 2>&1
+            here=$?
+            GPUCOURSE_LAUNCHER="srun --gres=gpu:1 --partition=gpu --time=5" "$GC" grade ex13 --format json >"$WS/ex13.srun.json" 2>"$WS/ex13.srun.err"
+            there=$?
+            echo "# here:         exit $here: $(ratios "$WS/ex13.here.json")"
+            echo "# through srun: exit $there: $(ratios "$WS/ex13.srun.json")"
+            if [ $here = 0 ] && [ $there = 0 ] && grep -q '"verdict": "pass"' "$WS/ex13.srun.json"; then
+                echo "ok"; else sed 's/^/# /' "$WS/ex13.srun.json" "$WS/ex13.srun.err" | head -30; echo "not ok"; fi
+        ) >"$WS/slurm.grade"
+        grep '^#' "$WS/slurm.grade"
+        if [ "$(tail -1 "$WS/slurm.grade")" = ok ]; then ok "ex13's reference through srun on this GPU: passed"
+        else not_ok "ex13's reference through srun on this GPU"; fi
+        # a class of two: alice has the reference, bob the stub
+        mkdir -p "$SC/class"
+        for s in alice bob; do
+            GPUCOURSE_WORKSPACE=$SC/class/$s "$GC" list >/dev/null
+        done
+        cp solutions/ex13_*.cu "$SC/class/alice/exercises/"
+        printf 'alice alice\nbob bob\n' >"$SC/class/roster.txt"
+        (. "$SC/c/env"; GPUCOURSE_SBATCH="--gres=gpu:1 --partition=gpu --time=10" \
+            "$GC" class grade "$SC/class/roster.txt" ex13 --slurm --out "$SC/grades") >"$WS/class" 2>&1
+        code=$?
+        sed 's/^/# /' "$WS/class" | tail -8
+        if grep -q '^"alice",1,yes,pass,' "$SC/grades/gradebook.csv" 2>/dev/null && grep -q '^"bob",0,yes,' "$SC/grades/gradebook.csv"; then
+            ok "class grade --slurm on this GPU: alice's reference passed, bob's stub did not"
+        else not_ok "class grade --slurm on this GPU (exit $code)"; sed 's/^/# /' "$SC/grades/gradebook.csv" 2>&1 | head; fi
+    else
+        not_ok "a Slurm cluster with this GPU starts"
+        sed 's/^/# /' "$WS/cluster" | tail -30
+    fi
+    tests/slurm/cluster.sh stop "$SC/c" >/dev/null 2>&1
+    rm -rf "$SC"
+fi
 fi
 
 echo "1..$n"

@@ -111,6 +111,8 @@ for s in alice bob carol; do
     [ $s = carol ] && ok "per-student JSON and JUnit"
 done
 grep -q "3 students" "$T/class.out" && ok "the summary" || notok "the summary" "$T/class.out"
+grep -q "^Slurm job [0-9][0-9]* (squeue -j [0-9]* shows its tasks)$" "$T/class.err" && ok "the job array named by its id" ||
+    notok "the job array named by its id" "$T/class.err"
 # the students' own files: never written by the class's grading
 find "$T/class" -newer "$T/before-class" >"$T/changed"
 if [ ! -s "$T/changed" ] && [ ! -e "$T/class/alice/progress.yaml" ]; then ok "students' workspaces untouched"; else

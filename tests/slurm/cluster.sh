@@ -22,6 +22,13 @@
 #                                                 ones picked in 20000-29999)
 #   SLURM_TEST_START_TIMEOUT  seconds start waits for the node to be idle (60)
 #   SLURM_TEST_GPUS           how many (fake) GPUs the node has, 1-9 (2)
+#   SLURM_TEST_GPU_FILES      the node's GPUs as device files instead, e.g.
+#                             /dev/nvidia0 on a machine with one real GPU
+#                             (space-separated; their number is the gpu count)
+#   SLURM_TEST_PREFIX         a Slurm and munge packed by tests/slurm/bundle.sh
+#                             (for a machine where they cannot be installed):
+#                             its bin and sbin go first in PATH, here and in
+#                             DIR/env, its plugins are slurm.conf's PluginDir
 #
 # Needs root: slurmd starts each job's processes as the submitting user.
 set -eu
@@ -32,6 +39,11 @@ cmd=$1
 DIR=$2
 # the daemons are in /usr/sbin, which a test's PATH may lack
 PATH=$PATH:/usr/sbin:/sbin
+PREFIX=${SLURM_TEST_PREFIX:-}
+if [ -n "$PREFIX" ]; then
+    PREFIX=$(cd "$PREFIX" && pwd -P) || exit 1
+    PATH=$PREFIX/bin:$PREFIX/sbin:$PATH
+fi
 
 # tail_logs: what the daemons said, for a start that failed
 tail_logs() {
@@ -161,6 +173,14 @@ start() {
     cpus=$(nproc)
     gpus=${SLURM_TEST_GPUS:-2}
     case $gpus in [1-9]) ;; *) fail "SLURM_TEST_GPUS must be 1 to 9, not $gpus" ;; esac
+    local files=${SLURM_TEST_GPU_FILES:-} f
+    if [ -n "$files" ]; then
+        gpus=0
+        for f in $files; do
+            [ -e "$f" ] || fail "SLURM_TEST_GPU_FILES: no $f"
+            gpus=$((gpus + 1))
+        done
+    fi
     ctld_port=${SLURM_TEST_CTLD_PORT:-$(pick_port 0)} || fail "no free port for slurmctld"
     slurmd_port=${SLURM_TEST_SLURMD_PORT:-$(pick_port "$ctld_port")} || fail "no free port for slurmd"
     for p in "$ctld_port" "$slurmd_port"; do
@@ -226,6 +246,7 @@ GresTypes=gpu
 SlurmdParameters=config_overrides
 ReturnToService=2
 MailProg=/bin/true
+${PREFIX:+PluginDir=$PREFIX/lib/slurm-wlm}
 # quick cancellation: SIGKILL 2 s after SIGTERM (default 30)
 KillWait=2
 InactiveLimit=0
@@ -239,17 +260,26 @@ PartitionName=gpu Nodes=$host Default=YES MaxTime=60 State=UP
 EOF
     # Slurm 22.05 drops a gres/gpu without a File ("Removing file-less GPU"
     # in slurmd's log; the node then registers with gpu:0 and is INVALID),
-    # so each GPU is a link to /dev/null: nothing opens it, and task/none
-    # binds no device. Jobs get CUDA_VISIBLE_DEVICES=<index> (from the name).
+    # so each fake GPU is a link to /dev/null: nothing opens it, and
+    # task/none binds no device. Jobs get CUDA_VISIBLE_DEVICES=<index>.
     local i
-    for i in $(seq 0 $((gpus - 1))); do ln -s /dev/null "$DIR/dev/nvidia$i"; done
-    cat >"$DIR/gres.conf" <<EOF
-AutoDetect=off
-NodeName=$host Name=gpu File=$DIR/dev/nvidia[0-$((gpus - 1))]
-EOF
-    cat >"$DIR/env" <<EOF
-export SLURM_CONF=$DIR/slurm.conf
-EOF
+    if [ -z "$files" ]; then
+        for i in $(seq 0 $((gpus - 1))); do ln -s /dev/null "$DIR/dev/nvidia$i"; done
+        files=$(printf "$DIR/dev/nvidia%s " $(seq 0 $((gpus - 1))))
+    fi
+    # No cgroup is used (proctrack/linuxproc, task/none), but slurmd 22.05
+    # starts a cgroup plugin all the same: cgroup/v2's start wants systemd's
+    # dbus or a cgroup2 tree of its own, which a container lacks ("cannot
+    # initialize cgroup directory for stepds"); cgroup/v1's touches nothing.
+    echo "CgroupPlugin=cgroup/v1" >"$DIR/cgroup.conf"
+    {
+        echo "AutoDetect=off"
+        for f in $files; do echo "NodeName=$host Name=gpu File=$f"; done
+    } >"$DIR/gres.conf"
+    {
+        echo "export SLURM_CONF=$DIR/slurm.conf"
+        [ -z "$PREFIX" ] || echo "export PATH=$PREFIX/bin:$PREFIX/sbin:\$PATH"
+    } >"$DIR/env"
     export SLURM_CONF=$DIR/slurm.conf
 
     local timeout=${SLURM_TEST_START_TIMEOUT:-60} t0=$SECONDS state=
@@ -260,7 +290,7 @@ EOF
         [ $((SECONDS - t0)) -lt "$timeout" ] || fail "slurmctld not listening on port $ctld_port after ${timeout}s"
         sleep 0.05
     done
-    slurmd >"$DIR/log/slurmd.out" 2>&1 || fail "slurmd did not start"
+    slurmd ${PREFIX:+-d "$PREFIX/sbin/slurmstepd"} >"$DIR/log/slurmd.out" 2>&1 || fail "slurmd did not start"
 
     # wait until the node is idle: slurmd registered, jobs can start
     while [ $((SECONDS - t0)) -lt "$timeout" ]; do
