@@ -73,6 +73,33 @@ EOF
 then ok "through srun, the JSON of a local run"; else notok "through srun, the JSON of a local run" "$T/cmp"; fi
 grep -q "the launcher" "$T/srun.json" && notok "no launcher message on a run that worked" "$T/srun.json" || ok "no launcher message on a run that worked"
 
+# the app in watch mode, in a real terminal (tmux): a save is graded through
+# the launcher (a wrapper on the node notes the job), its card shown
+if command -v tmux >/dev/null 2>&1; then
+    cat >"$T/mark" <<EOF
+#!/bin/sh
+echo "job \$SLURM_JOB_ID" >>"$T/jobs"
+exec "\$@"
+EOF
+    chmod +x "$T/mark"
+    tm() { tmux -L "gpucourse-slurm-$$" -f /dev/null "$@"; }
+    tm new-session -d -s t -x 100 -y 30 "GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_LAUNCHER='srun --gres=gpu:1 --partition=gpu --time=5 $T/mark' $GC watch ex01; sleep 60"
+    shows() { # shows TEXT: the screen shows TEXT within 60 s
+        i=600
+        while [ $i -gt 0 ]; do tm capture-pane -t t -p >"$T/screen"; grep -qF -- "$1" "$T/screen" && return 0; sleep 0.1; i=$((i - 1)); done
+        echo "the screen never showed: $1"; sed 's/^/|/' "$T/screen"; return 1
+    }
+    {
+        shows "[watch]" && shows "ex01" && sleep 0.5 && echo "// saved" >>"$(ls "$T"/ws/exercises/ex01_*.cu)" &&
+            shows "saved, graded ex01" && shows "SKIPPED: no GPU" && grep -q "^job [0-9]" "$T/jobs" &&
+            tm send-keys -t t q && sleep 0.5
+    } >"$T/tmux" 2>&1
+    if [ $? = 0 ]; then ok "watch mode in a terminal: a save graded through srun"; else notok "watch mode in a terminal: a save graded through srun" "$T/tmux"; fi
+    tm kill-server 2>/dev/null
+else
+    ok "watch mode in a terminal: a save graded through srun # SKIP tmux is not installed"
+fi
+
 # a launcher that runs no judge: a setup error that shows what srun said
 GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_LAUNCHER="srun --partition=nosuch --time=5" GPUCOURSE_LAUNCH_WAIT=60 \
     "$GC" grade ex01 >"$T/bad.out" 2>&1
