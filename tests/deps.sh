@@ -74,4 +74,12 @@ check "make stops before compiling, with the apt-get line" t_make
 t_usage() { tools/deps.sh >"$T/got" 2>&1; [ $? = 64 ] && grep -q "usage: tools/deps.sh build|test|ci" "$T/got"; }
 check "tools/deps.sh without a group: usage, exit 64" t_usage
 
+# the README's two package lists are tools/deps.sh's (BUILD, and TEST's own)
+t_readme() { for v in BUILD TEST; do
+                 list=$(sed -n "s/^$v=\"\(.*\)\"$/\1/p" tools/deps.sh)
+                 [ -n "$list" ] || { echo "no $v= line in tools/deps.sh"; return 1; }
+                 tr '\n' ' ' <README.md | grep -qF "\`$list\`" || { echo "README.md does not list \`$list\`"; return 1; }
+             done; }
+check "the README lists the packages tools/deps.sh installs, build and test" t_readme
+
 echo "1..$n"
