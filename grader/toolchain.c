@@ -311,24 +311,32 @@ static void sweep_work_dirs(const char *base, const char *prefix) {
 }
 
 /* Copies nvcc's output, with its mode, into fd (a file beside the
- * destination, renamed into place by the caller). */
+ * destination, renamed into place by the caller), a piece at a time: a
+ * student's library can be hundreds of MB. */
 static int copy_output(const char *built, int fd, const char *dest) {
-    size_t len = 0;
-    char *data = read_file(built, &len);
+    int in = open(built, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (!data || stat(built, &st) < 0) {
-        free(data);
+    if (in < 0 || fstat(in, &st) < 0) {
+        if (in >= 0) close(in);
         return error("nvcc succeeded but left no output");
     }
+    char chunk[65536];
     int rc = 0;
-    for (size_t done = 0; rc == 0 && done < len;) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n < 0 && errno != EINTR) rc = error("cannot write '%s': %s", dest, strerror(errno));
-        if (n > 0) done += (size_t)n;
+    for (;;) {
+        ssize_t n = read(in, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) rc = error("cannot read what nvcc built: %s", strerror(errno));
+        if (n <= 0) break;
+        for (ssize_t done = 0; rc == 0 && done < n;) {
+            ssize_t w = write(fd, chunk + done, (size_t)(n - done));
+            if (w < 0 && errno != EINTR) rc = error("cannot write '%s': %s", dest, strerror(errno));
+            if (w > 0) done += w;
+        }
+        if (rc < 0) break;
     }
+    close(in);
     if (rc == 0 && (fchmod(fd, st.st_mode & 0777) < 0 || fsync(fd) < 0))
         rc = error("cannot write '%s': %s", dest, strerror(errno));
-    free(data);
     return rc;
 }
 

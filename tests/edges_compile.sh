@@ -93,4 +93,19 @@ t_stale_in_tmpdir() {
 }
 check "a workspace path nvcc cannot take: nvcc's directory in TMPDIR, a stale one there swept, a link not followed" t_stale_in_tmpdir
 
+# A student library of hundreds of MB: nvcc builds it (8 s here), and
+# gpucourse, under a memory limit that reading it whole would break, says
+# why it stops instead of aborting.
+t_huge_library() {
+    W=$T/wsbig && GPUCOURSE_WORKSPACE=$W "$GC" list >/dev/null &&
+        cp exercises/ex01_vector_add.cu "$W/exercises/ex01_vector_add.cu" &&
+        echo 'char gpucourse_huge[600 << 20] = {1};' >>"$W/exercises/ex01_vector_add.cu" || return 1
+    (ulimit -v 900000; code_is 3 env GPUCOURSE_WORKSPACE="$W" timeout 300 "$GC" grade ex01); rc=$?
+    left=$(ls "$W/.build"/student-ex01.so* 2>/dev/null)
+    rm -rf "$W"
+    [ $rc = 0 ] && has "compile error" && has "is 600 MiB, and the limit is 128 MiB" &&
+        { [ -z "$left" ] || { echo "the library is kept: $left"; return 1; }; }
+}
+check "a 600 MB student library under ulimit -v: a compile error that names the limit, not an abort" t_huge_library
+
 echo "1..$n"
