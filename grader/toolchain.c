@@ -310,6 +310,23 @@ static void sweep_work_dirs(const char *base, const char *prefix) {
     if (d) closedir(d);
 }
 
+/* What nvcc needs of the environment, which is no fault of the student's
+ * code: a PATH to find the host compiler (gcc) and its programs by, and no
+ * relative TMPDIR, which each program would look for in its own working
+ * directory. */
+static int check_environment(void) {
+    const char *path = getenv("PATH"), *tmp = getenv("TMPDIR");
+    const char *fix = "nvcc finds the host compiler (gcc) through it; set it, e.g. "
+                      "export PATH=/usr/local/cuda/bin:/usr/bin:/bin";
+    if (!path) return error("PATH is not set: %s", fix);
+    if (path[strspn(path, ":")] == '\0') return error("PATH is empty: %s", fix);
+    if (tmp && *tmp && tmp[0] != '/')
+        return error("TMPDIR is '%.200s', a relative path, which each program would take from its own working "
+                     "directory: set it to an absolute path (export TMPDIR=/tmp) or unset it",
+                     tmp);
+    return 0;
+}
+
 /* Copies nvcc's output, with its mode, into fd (a file beside the
  * destination, renamed into place by the caller), a piece at a time: a
  * student's library can be hundreds of MB. */
@@ -344,6 +361,7 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx) {
     memset(res, 0, sizeof *res);
+    if (check_environment() < 0) return -1;
     /* first the file that takes the output's place, so that a workspace we
      * cannot write stops us before nvcc runs (NAME.tmp.PID: what
      * workspace_open clears when a killed gpucourse left it) */

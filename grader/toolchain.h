@@ -44,8 +44,9 @@ enum { COMPILE_TIMEOUT_S = 300 };
  * files go with it, and a directory that a gpucourse killed while compiling
  * left is removed by the next compile. `output` is replaced, whole, only
  * when nvcc succeeded. nvcc's output (errors, warnings) is in res. Returns
- * -1 with error set, and res empty, when nvcc could not be started or
- * `output` cannot be written (checked before nvcc runs). */
+ * -1 with error set, and res empty, when nvcc could not be started, when
+ * `output` cannot be written (checked before nvcc runs), or when PATH is
+ * unset or empty or TMPDIR is relative: setup errors, not the code's. */
 int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx);

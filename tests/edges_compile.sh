@@ -108,4 +108,13 @@ t_huge_library() {
 }
 check "a 600 MB student library under ulimit -v: a compile error that names the limit, not an abort" t_huge_library
 
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+t_relative_tmpdir() { (cd "$T" && mkdir -p rel && code_is 65 env TMPDIR=rel "$GC" grade ex01) &&
+                      has "setup error" && has "TMPDIR is 'rel'" && has "absolute"; }
+check "a relative TMPDIR: setup error (exit 65) naming TMPDIR" t_relative_tmpdir
+t_empty_path() { code_is 65 env PATH= GPUCOURSE_NVCC="$NVCC" "$GC" grade ex01 && has "setup error" && has "PATH is empty"; }
+check "an empty PATH: setup error (exit 65) naming PATH" t_empty_path
+t_unset_path() { code_is 65 env -u PATH GPUCOURSE_NVCC="$NVCC" "$GC" grade ex01 && has "setup error" && has "PATH is not set"; }
+check "no PATH at all: setup error (exit 65) naming PATH" t_unset_path
+
 echo "1..$n"
