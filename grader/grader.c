@@ -594,7 +594,16 @@ static bool check_library(const Exercise *e, const char *lib, GradeResult *r) {
         {"cub", "CUB's device-wide algorithms are the baseline to measure against, not an answer"},
     };
     LibScan scan;
-    if (libscan_file(lib, &scan) < 0) {
+    int scanned = libscan_file(lib, &scan);
+    if (scanned == LIBSCAN_TOO_LARGE) {
+        set_verdict(r, V_COMPILE_ERROR,
+                    "your code compiled into a library too large to check: %s; a big initialized array in %s? "
+                    "Allocate large buffers in solve (cudaMalloc) instead",
+                    last_error(), e->file);
+        unlink(lib); /* hundreds of MB that nothing can use */
+        return false;
+    }
+    if (scanned < 0) {
         set_verdict(r, V_SETUP_ERROR, "cannot check which libraries your code uses: %s", last_error());
         return false;
     }

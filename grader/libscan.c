@@ -3,9 +3,13 @@
 
 #include <ctype.h>
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../src/util.h"
 
@@ -101,10 +105,41 @@ static int scan(const char *path, LibScan *s) {
     return 0;
 }
 
+/* The whole file, NUL-terminated, when it is at most LIBSCAN_SIZE_LIMIT
+ * bytes: its size is asked before anything is read. */
+static int read_library(const char *path, LibScan *out) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int rc = error("cannot open '%s': %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return rc;
+    }
+    if (st.st_size > LIBSCAN_SIZE_LIMIT) {
+        close(fd);
+        error("'%s' is %lld MiB, and the limit is %d MiB", path, (long long)st.st_size >> 20, LIBSCAN_SIZE_LIMIT >> 20);
+        return LIBSCAN_TOO_LARGE;
+    }
+    out->data = xmalloc((size_t)st.st_size + 1);
+    int rc = 0;
+    while (rc == 0 && out->size < (size_t)st.st_size) { /* what it holds now, if it shrank meanwhile */
+        ssize_t n = read(fd, out->data + out->size, (size_t)st.st_size - out->size);
+        if (n < 0 && errno != EINTR) rc = error("cannot read '%s': %s", path, strerror(errno));
+        if (n == 0) break;
+        if (n > 0) out->size += (size_t)n;
+    }
+    close(fd);
+    out->data[out->size] = '\0';
+    return rc;
+}
+
 int libscan_file(const char *path, LibScan *out) {
     memset(out, 0, sizeof *out);
-    out->data = read_file(path, &out->size); /* NUL-terminated */
-    if (!out->data) return -1;
+    int rc = read_library(path, out);
+    if (rc < 0) {
+        libscan_free(out);
+        return rc;
+    }
     if (scan(path, out) < 0) {
         libscan_free(out);
         return -1;

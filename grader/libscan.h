@@ -29,7 +29,11 @@ typedef struct {
 } LibScan;
 
 /* Reads and scans an ELF file. Returns -1 with error set when it cannot be
- * read, is not a 64-bit ELF file, or is truncated. */
+ * read, is not a 64-bit ELF file, or is truncated; LIBSCAN_TOO_LARGE, with
+ * error set, when it is over LIBSCAN_SIZE_LIMIT bytes, which it reads
+ * whole: a student's library is a few MB even with Thrust and CUB, and one
+ * of hundreds of MB (a big initialized array) would take as much memory. */
+enum { LIBSCAN_TOO_LARGE = -2, LIBSCAN_SIZE_LIMIT = 128 << 20 };
 int libscan_file(const char *path, LibScan *out);
 void libscan_free(LibScan *s);
 

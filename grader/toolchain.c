@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,47 +234,126 @@ static const char *dir_link(const char *work, const char *dir, StrList *targets,
     return made ? names->items[names->count - 1] : NULL;
 }
 
-/* nvcc's directory: its links and files, and whatever nvcc left there. */
-static void remove_work_dir(const char *work) {
-    DIR *d = opendir(work);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char *path = path_join(work, e->d_name);
-        unlink(path);
-        free(path);
+/* Removes nvcc's directory, `name` in directory `at` (or a path, at
+ * AT_FDCWD): its links and files, and whatever nvcc left there. Only a
+ * directory of ours: never through a link, never another user's (a stale
+ * one in /tmp may be anyone's, or a link to anywhere). */
+static void remove_work_dir(int at, const char *name) {
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    DIR *d = fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
     }
-    if (d) closedir(d);
-    rmdir(work);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(fd, e->d_name, 0);
+    closedir(d);
+    unlinkat(at, name, AT_REMOVEDIR);
 }
 
-/* Where nvcc's directory goes: TMPDIR (where nvcc puts its own files)
- * when its path is plain too, else /tmp. */
-static const char *work_base(void) {
+/* An absolute path that nvcc's command lines can hold as it is. */
+static bool plain_path(const char *path) {
+    if (!path || path[0] != '/') return false;
+    for (const char *p = path; *p; p++)
+        if (*p != '/' && !strchr(plain_chars, *p)) return false;
+    return true;
+}
+
+/* Where nvcc's directories go: tmp/ in the build directory (beside
+ * `output`), so that what a compile killed with -9 leaves stays in the
+ * workspace until the next compile removes it, not in TMPDIR; when the
+ * build directory's real path is not plain, TMPDIR (when plain too), else
+ * /tmp. */
+static char *work_base(const char *output) {
+    char *dir = path_dirname(output), *real = realpath(dir, NULL);
+    free(dir);
+    char *base = NULL;
+    if (plain_path(real)) {
+        base = path_join(real, "tmp");
+        if (make_dirs(base) < 0) {
+            free(base);
+            base = NULL;
+        }
+    }
+    free(real);
+    if (base) return base;
     const char *tmp = getenv("TMPDIR");
-    bool plain = tmp && tmp[0] == '/';
-    for (const char *p = tmp; plain && *p; p++) plain = *p == '/' || strchr(plain_chars, *p);
-    return plain ? tmp : "/tmp";
+    return xstrdup(plain_path(tmp) ? tmp : "/tmp");
+}
+
+/* The start of the name of this host's nvcc directories, gpucourse-nvcc.HOST.;
+ * then the pid that made it and mkdtemp's letters. The host, because the
+ * build directory may be shared with other machines, whose processes
+ * kill() cannot see. */
+static char *work_prefix(void) {
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) < 0 || !plain_name(host)) snprintf(host, sizeof host, "host");
+    return xprintf("gpucourse-nvcc.%s.", host);
+}
+
+/* Removes this host's nvcc directories in base whose process is gone: what
+ * a gpucourse killed while compiling left (kill -9 gives it no time to
+ * clean up). Best effort: one left is only clutter. */
+static void sweep_work_dirs(const char *base, const char *prefix) {
+    DIR *d = opendir(base);
+    size_t len = strlen(prefix);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, len)) continue;
+        char *end;
+        long pid = strtol(e->d_name + len, &end, 10);
+        /* PID.XXXXXX exactly: a host named like ours plus ".5" is another's */
+        if (pid <= 0 || pid > INT_MAX || *end != '.' || strlen(end) != 7 || strchr(end + 1, '.')) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* EPERM: alive, another user's */
+        remove_work_dir(dirfd(d), e->d_name);
+    }
+    if (d) closedir(d);
+}
+
+/* What nvcc needs of the environment, which is no fault of the student's
+ * code: a PATH to find the host compiler (gcc) and its programs by, and no
+ * relative TMPDIR, which each program would look for in its own working
+ * directory. */
+static int check_environment(void) {
+    const char *path = getenv("PATH"), *tmp = getenv("TMPDIR");
+    const char *fix = "nvcc finds the host compiler (gcc) through it; set it, e.g. "
+                      "export PATH=/usr/local/cuda/bin:/usr/bin:/bin";
+    if (!path) return error("PATH is not set: %s", fix);
+    if (path[strspn(path, ":")] == '\0') return error("PATH is empty: %s", fix);
+    if (tmp && *tmp && tmp[0] != '/')
+        return error("TMPDIR is '%.200s', a relative path, which each program would take from its own working "
+                     "directory: set it to an absolute path (export TMPDIR=/tmp) or unset it",
+                     tmp);
+    return 0;
 }
 
 /* Copies nvcc's output, with its mode, into fd (a file beside the
- * destination, renamed into place by the caller). */
+ * destination, renamed into place by the caller), a piece at a time: a
+ * student's library can be hundreds of MB. */
 static int copy_output(const char *built, int fd, const char *dest) {
-    size_t len = 0;
-    char *data = read_file(built, &len);
+    int in = open(built, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (!data || stat(built, &st) < 0) {
-        free(data);
+    if (in < 0 || fstat(in, &st) < 0) {
+        if (in >= 0) close(in);
         return error("nvcc succeeded but left no output");
     }
+    char chunk[65536];
     int rc = 0;
-    for (size_t done = 0; rc == 0 && done < len;) {
-        ssize_t n = write(fd, data + done, len - done);
-        if (n < 0 && errno != EINTR) rc = error("cannot write '%s': %s", dest, strerror(errno));
-        if (n > 0) done += (size_t)n;
+    for (;;) {
+        ssize_t n = read(in, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) rc = error("cannot read what nvcc built: %s", strerror(errno));
+        if (n <= 0) break;
+        for (ssize_t done = 0; rc == 0 && done < n;) {
+            ssize_t w = write(fd, chunk + done, (size_t)(n - done));
+            if (w < 0 && errno != EINTR) rc = error("cannot write '%s': %s", dest, strerror(errno));
+            if (w > 0) done += w;
+        }
+        if (rc < 0) break;
     }
+    close(in);
     if (rc == 0 && (fchmod(fd, st.st_mode & 0777) < 0 || fsync(fd) < 0))
         rc = error("cannot write '%s': %s", dest, strerror(errno));
-    free(data);
     return rc;
 }
 
@@ -281,6 +361,7 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx) {
     memset(res, 0, sizeof *res);
+    if (check_environment() < 0) return -1;
     /* first the file that takes the output's place, so that a workspace we
      * cannot write stops us before nvcc runs (NAME.tmp.PID: what
      * workspace_open clears when a killed gpucourse left it) */
@@ -293,15 +374,23 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
         free(tmp_out);
         return rc;
     }
-    char *work = xprintf("%s/gpucourse-nvcc-XXXXXX", work_base());
+    char *parent = work_base(output), *prefix = work_prefix();
+    sweep_work_dirs(parent, prefix);
+    char *work = xprintf("%s/%s%ld.XXXXXX", parent, prefix, (long)getpid());
+    free(prefix);
     if (!mkdtemp(work)) {
-        int rc = error("cannot create a directory in '%s': %s", work_base(), strerror(errno));
+        int rc = error("cannot create a directory in '%s': %s", parent, strerror(errno));
         close(out_fd);
         unlink(tmp_out);
         free(tmp_out);
         free(work);
+        free(parent);
         return rc;
     }
+    free(parent);
+    /* nvcc's own intermediate files (tmpxft_*) in its directory too: gone with it */
+    char *tmpdir_env = xprintf("TMPDIR=%s", work);
+    const char *env[] = {tmpdir_env, NULL};
     /* Each source as nvcc sees it: a one-line file of ours that #includes
      * it through its directory's link. nvcc also puts the real path of the
      * file it was given into its command lines: ours is plain. */
@@ -337,7 +426,8 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
     if (rc == 0) {
         char *nvcc = absolute_path(t->nvcc); /* it runs in `work` */
         const char **argv = compile_argv(t, nvcc, target, src, OUTPUT_NAME, inc, &hold);
-        ProcSpec spec = {.argv = argv, .dir = work, .timeout_s = timeout_s > 0 ? timeout_s : COMPILE_TIMEOUT_S,
+        ProcSpec spec = {.argv = argv, .env = env, .dir = work,
+                         .timeout_s = timeout_s > 0 ? timeout_s : COMPILE_TIMEOUT_S,
                          .memory_limit = COMPILE_MEMORY_LIMIT, .capture_limit = COMPILE_LOG_LIMIT,
                          .on_output = on_output, .ctx = ctx};
         rc = proc_run(&spec, res);
@@ -358,7 +448,8 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
     }
     close(out_fd);
     if (!placed) unlink(tmp_out);
-    remove_work_dir(work);
+    remove_work_dir(AT_FDCWD, work);
+    free(tmpdir_env);
     strlist_free(&targets);
     strlist_free(&names);
     strlist_free(&hold);

@@ -37,12 +37,16 @@ enum { COMPILE_TIMEOUT_S = 300 };
 /* Runs nvcc. sources is NULL-terminated; timeout_s 0 means COMPILE_TIMEOUT_S.
  * nvcc hands its steps to sh as command lines that hold the sources' paths
  * (also their real paths), and a '$', '`' or '"' in one breaks them: so it
- * runs in a fresh directory of plain names under TMPDIR, with links to the
- * sources' directories and, for each source, a one-line file that includes
- * it. `output` is replaced, whole, only when nvcc succeeded. nvcc's output
- * (errors, warnings) is in res. Returns -1 with error set, and res empty,
- * when nvcc could not be started or `output` cannot be written (checked
- * before nvcc runs). */
+ * runs in a fresh directory of plain names, with links to the sources'
+ * directories and, for each source, a one-line file that includes it. That
+ * directory is in tmp/ beside `output` (the build directory; TMPDIR or /tmp
+ * when that path is not plain), and is nvcc's TMPDIR too: its intermediate
+ * files go with it, and a directory that a gpucourse killed while compiling
+ * left is removed by the next compile. `output` is replaced, whole, only
+ * when nvcc succeeded. nvcc's output (errors, warnings) is in res. Returns
+ * -1 with error set, and res empty, when nvcc could not be started, when
+ * `output` cannot be written (checked before nvcc runs), or when PATH is
+ * unset or empty or TMPDIR is relative: setup errors, not the code's. */
 int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx);

@@ -276,9 +276,10 @@ t_interrupt_version() {
 check "Ctrl-C during nvcc --version: exit 130, progress untouched" t_interrupt_version
 
 # gpucourse killed with SIGKILL during a compile: nvcc and its children go
-# too. The compile's processes are those with its TMPDIR (but gpucourse).
+# too. The compile's processes are those with its TMPDIR: nvcc's directory
+# in the workspace's .build/tmp.
 compile_procs() { for p in /proc/[0-9]*; do [ "${p#/proc/}" != "$1" ] &&
-                  { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qx "TMPDIR=$T/tmp" && echo "${p#/proc/}"; done; }
+                  { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -q "^TMPDIR=$T/ws/.build/tmp/" && echo "${p#/proc/}"; done; }
 t_kill9() { mkdir -p "$T/tmp" && cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F" || return 1
             TMPDIR=$T/tmp "$GC" grade ex06 >/dev/null 2>&1 &
             pid=$!

@@ -374,6 +374,27 @@ static void test_truncated_elf(void **state) {
     tmpdir_remove(dir);
 }
 
+/* A file over the limit is refused by its size, before anything is read:
+ * one byte over, sparse (no disk, and no memory if it were read). */
+static void test_too_large(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "huge.so");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)LIBSCAN_SIZE_LIMIT + 1), 0);
+    fclose(f);
+    LibScan s;
+    assert_int_equal(libscan_file(path, &s), LIBSCAN_TOO_LARGE);
+    char *want = xprintf("'%s' is %d MiB, and the limit is %d MiB", path, LIBSCAN_SIZE_LIMIT >> 20,
+                         LIBSCAN_SIZE_LIMIT >> 20);
+    assert_string_equal(last_error(), want);
+    assert_null(s.data);
+    free(want);
+    free(path);
+    tmpdir_remove(dir);
+}
+
 /* The test program itself: a real ELF file without nvcc. */
 static void test_own_binary(void **state) {
     (void)state;
@@ -394,7 +415,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules),           cmocka_unit_test(test_course_libraries_have_rules),
         cmocka_unit_test(test_readable_names),  cmocka_unit_test(test_not_elf),
-        cmocka_unit_test(test_truncated_elf),   cmocka_unit_test(test_own_binary),
+        cmocka_unit_test(test_truncated_elf),   cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_own_binary),
         cmocka_unit_test(test_device_scan),     cmocka_unit_test(test_hidden_device_scan),
         cmocka_unit_test(test_block_level_cub_is_allowed), cmocka_unit_test(test_thrust),
         cmocka_unit_test(test_cublas_by_name),  cmocka_unit_test(test_cublas_imported),

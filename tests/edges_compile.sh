@@ -1,0 +1,120 @@
+#!/bin/sh
+# Compiling the student's file when things go wrong around it: a compile
+# killed half-way (kill -9, SIGTERM, its timeout) leaves nothing in $TMPDIR
+# and its directory goes at the next compile; a huge compiled library is a
+# clear compile error, not an abort, under a memory limit; a relative TMPDIR
+# or an empty PATH is a setup error (exit 65) that names it. Prints TAP.
+cd "$(dirname "$0")/.." || exit 1
+GC=$PWD/build/gpucourse
+T=$(mktemp -d /tmp/gpucourse-edges-compile-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
+n=0
+check() { # check "name" command...: passes when the command succeeds
+    name=$1; shift
+    n=$((n + 1))
+    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -30; fi
+}
+code_is() { # code_is WANT command...: the command's exit code is WANT; output in $T/got
+    want=$1; shift
+    "$@" >"$T/got" 2>"$T/goterr"
+    got=$?
+    [ "$got" = "$want" ] || { echo "exit code $got, want $want"; cat "$T/got" "$T/goterr"; return 1; }
+}
+has() { grep -q -- "$1" "$T/got" || { echo "missing: $1"; cat "$T/got" "$T/goterr"; return 1; }; }
+
+"$GC" list >/dev/null || exit 1
+F=$T/ws/exercises/ex06_affine.cu
+STAGING=$T/ws/.build/tmp
+mkfifo "$T/fifo"
+mkdir -p "$T/tmp"
+# A compile that stays half-way: the host compiler waits on a FIFO that no
+# one writes, with nvcc's first intermediate files already made.
+hang_compile() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F"; }
+# nvcc is half-way once the host compiler's output (made before it reads the
+# FIFO) exists, wherever nvcc puts it; newer than $T/mark: this round's
+nvcc_started() { [ -n "$(find "$T/tmp" "$STAGING" -name '*.cpp4.ii' -newer "$T/mark" 2>/dev/null | head -1)" ]; }
+# Starts a grade of the hanging file in the background ($pid) and waits
+# until nvcc is half-way.
+start_hung_grade() {
+    touch "$T/mark"
+    TMPDIR=$T/tmp "$GC" grade ex06 >"$T/got" 2>&1 &
+    pid=$!
+    for _ in $(seq 300); do nvcc_started && return 0; sleep 0.1; done
+    echo "nvcc never started"; kill -9 $pid; return 1
+}
+tmp_empty() { [ -z "$(ls -A "$T/tmp")" ] || { echo "left in TMPDIR:"; ls -la "$T/tmp"; return 1; }; }
+staging_empty() { [ -z "$(ls -A "$STAGING" 2>/dev/null)" ] || { echo "left in .build/tmp:"; ls -laR "$STAGING"; return 1; }; }
+
+# gpucourse killed with -9 three times in the middle of nvcc: nothing lands
+# in TMPDIR; what it left in .build/tmp goes at the next compile (each
+# round's compile sweeps the round before).
+t_kill9() {
+    hang_compile || return 1
+    for round in 1 2 3; do
+        start_hung_grade || return 1
+        kill -9 $pid
+        wait $pid 2>/dev/null
+    done
+    sleep 1 # the guard kills what the compile left running
+    tmp_empty || return 1
+    [ -n "$(ls -A "$STAGING" 2>/dev/null)" ] || { echo "the killed compile left nothing to sweep: a test that tests nothing"; return 1; }
+    cp exercises/ex06_affine.cu "$F" &&
+        code_is 77 env TMPDIR="$T/tmp" "$GC" grade ex06 && has "compile    ok" && tmp_empty && staging_empty
+}
+check "a compile killed with -9 three times: TMPDIR gains nothing, the next compile sweeps its directories" t_kill9
+
+t_term() {
+    hang_compile && start_hung_grade || return 1
+    kill -TERM $pid
+    wait $pid
+    code=$?
+    [ $code = 130 ] || [ $code = 143 ] || { echo "exit $code"; cat "$T/got"; return 1; }
+    tmp_empty && staging_empty
+}
+check "a compile ended by SIGTERM: nothing left in TMPDIR or .build/tmp" t_term
+
+t_timeout() { hang_compile && code_is 4 env TMPDIR="$T/tmp" timeout 60 "$GC" --timeout 3 grade ex06 &&
+              has "the compiler did not finish in 3 s" && tmp_empty && staging_empty; }
+check "a compile stopped at --timeout: nothing left in TMPDIR or .build/tmp" t_timeout
+cp exercises/ex06_affine.cu "$F"
+
+# A workspace path that nvcc's command lines cannot hold: nvcc's directory
+# goes to TMPDIR then, and a stale one there (of a pid that cannot exist) is
+# swept too; a link named like one is not followed (TMPDIR may be /tmp, where
+# anyone can make one).
+t_stale_in_tmpdir() {
+    W="$T/odd \$HOME" && stale=gpucourse-nvcc.$(uname -n) && mkdir -p "$T/tmp2/$stale.2147483646.abcdef" "$T/keep" &&
+        touch "$T/tmp2/$stale.2147483646.abcdef/tmpxft_00001234_00000000-5_x.cpp4.ii" "$T/keep/precious" &&
+        ln -s "$T/keep" "$T/tmp2/$stale.2147483645.ghijkl" || return 1
+    code_is 77 env GPUCOURSE_WORKSPACE="$W" TMPDIR="$T/tmp2" "$GC" grade ex01 && has "compile    ok" &&
+        [ ! -e "$T/tmp2/$stale.2147483646.abcdef" ] && [ -e "$T/keep/precious" ] &&
+        [ -z "$(ls -A "$T/tmp2" | grep -v "^$stale.2147483645.ghijkl\$")" ] || { ls -laR "$T/tmp2" "$T/keep"; return 1; }
+}
+check "a workspace path nvcc cannot take: nvcc's directory in TMPDIR, a stale one there swept, a link not followed" t_stale_in_tmpdir
+
+# A student library of hundreds of MB: nvcc builds it (8 s here), and
+# gpucourse, under a memory limit that reading it whole would break, says
+# why it stops instead of aborting.
+t_huge_library() {
+    W=$T/wsbig && GPUCOURSE_WORKSPACE=$W "$GC" list >/dev/null &&
+        cp exercises/ex01_vector_add.cu "$W/exercises/ex01_vector_add.cu" &&
+        echo 'char gpucourse_huge[600 << 20] = {1};' >>"$W/exercises/ex01_vector_add.cu" || return 1
+    (ulimit -v 900000; code_is 3 env GPUCOURSE_WORKSPACE="$W" timeout 300 "$GC" grade ex01); rc=$?
+    left=$(ls "$W/.build"/student-ex01.so* 2>/dev/null)
+    rm -rf "$W"
+    [ $rc = 0 ] && has "compile error" && has "is 600 MiB, and the limit is 128 MiB" &&
+        { [ -z "$left" ] || { echo "the library is kept: $left"; return 1; }; }
+}
+check "a 600 MB student library under ulimit -v: a compile error that names the limit, not an abort" t_huge_library
+
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+t_relative_tmpdir() { (cd "$T" && mkdir -p rel && code_is 65 env TMPDIR=rel "$GC" grade ex01) &&
+                      has "setup error" && has "TMPDIR is 'rel'" && has "absolute"; }
+check "a relative TMPDIR: setup error (exit 65) naming TMPDIR" t_relative_tmpdir
+t_empty_path() { code_is 65 env PATH= GPUCOURSE_NVCC="$NVCC" "$GC" grade ex01 && has "setup error" && has "PATH is empty"; }
+check "an empty PATH: setup error (exit 65) naming PATH" t_empty_path
+t_unset_path() { code_is 65 env -u PATH GPUCOURSE_NVCC="$NVCC" "$GC" grade ex01 && has "setup error" && has "PATH is not set"; }
+check "no PATH at all: setup error (exit 65) naming PATH" t_unset_path
+
+echo "1..$n"
