@@ -218,8 +218,8 @@ int diagnose_parse_sanitizer(const char *tool, const char *log, const char *stud
             for (char *s = first; *s; s++) *s = (char)tolower((unsigned char)*s);
             for (char *s = other; *s; s++) *s = (char)tolower((unsigned char)*s);
             if (nlines)
-                snprintf(f.what, sizeof f.what, "shared-memory race: a %s at line %d and a %s at line%s %s (%d hazards)",
-                         first, f.line, other, nlines > 1 ? "s" : "", lines_text, total);
+                snprintf(f.what, sizeof f.what, "shared-memory race: a %s at line %d and a %s at line%s %s (%d hazard%s)",
+                         first, f.line, other, nlines > 1 ? "s" : "", lines_text, total, total == 1 ? "" : "s");
             else snprintf(f.what, sizeof f.what, "%.239s", h);
         } else {
             snprintf(f.what, sizeof f.what, "%.239s", h);

@@ -40,6 +40,7 @@ enum {
     EXIT_RUNTIME = 4, /* runtime error or timeout */
     EXIT_REQUIREMENT = 5,
     EXIT_GPU_BUSY = 75, /* sysexits' EX_TEMPFAIL: grade again later */
+    EXIT_NOT_YET = 75,  /* the same, for what opens later: solution before a pass */
     EXIT_USAGE = 64,
     EXIT_SETUP = 65, /* course or setup error */
     EXIT_SKIPPED = 77, /* no GPU */

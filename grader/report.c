@@ -573,7 +573,26 @@ void report_json_diagnosed(FILE *out, const Exercise *const *es, const GradeResu
         json_one(out, es[i], &rs[i], ds ? &ds[i] : NULL);
         fputs(i + 1 < count ? ",\n" : "\n", out);
     }
-    fputs("]}\n", out);
+    fputs("], \"error\": null}\n", out);
+}
+
+static const char *failure_kind(int exit_code) { return exit_code == EXIT_USAGE ? "usage" : "setup"; }
+
+void json_error(FILE *out, int exit_code, const char *message, const StrList *details) {
+    fprintf(out, "{\"exit_code\": %d, \"kind\": \"%s\", \"message\": ", exit_code, failure_kind(exit_code));
+    json_string(out, message);
+    fputs(", \"details\": [", out);
+    for (int i = 0; details && i < details->count; i++) {
+        if (i) fputs(", ", out);
+        json_string(out, details->items[i]);
+    }
+    fputs("]}", out);
+}
+
+void report_json_error(FILE *out, int exit_code, const char *message, const StrList *details) {
+    fputs("{\"gpucourse\": 1, \"passed\": 0, \"failed\": 0, \"skipped\": 0, \"results\": [], \"error\": ", out);
+    json_error(out, exit_code, message, details);
+    fputs("}\n", out);
 }
 
 /* XML 1.0 carries no C0 control but \n and \t, even as a reference, and
@@ -651,4 +670,21 @@ void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, i
         fputs("</testcase>\n", out);
     }
     fputs("</testsuite>\n", out);
+}
+
+void report_junit_error(FILE *out, const char *name, int exit_code, const char *message, const StrList *details) {
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuite name=\"gpucourse\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n",
+          out);
+    fputs("  <testcase classname=\"gpucourse\" name=\"", out);
+    xml_text(out, name);
+    fprintf(out, "\" time=\"0.000\"><error type=\"%s_error\" message=\"", failure_kind(exit_code));
+    xml_text(out, message);
+    fputs("\">", out);
+    xml_text(out, message);
+    for (int i = 0; details && i < details->count; i++) {
+        fputc('\n', out);
+        xml_text(out, details->items[i]);
+    }
+    fputs("</error></testcase>\n</testsuite>\n", out);
 }

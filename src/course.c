@@ -894,30 +894,6 @@ static long exercise_number(const char *key) {
     return n;
 }
 
-/* Levenshtein distance, ignoring case; INT_MAX for strings too long to be a
- * typo of an id or a name. */
-static int edit_distance(const char *a, const char *b) {
-    enum { MAX_LEN = 64 };
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > MAX_LEN || lb > MAX_LEN) return INT_MAX;
-    int row[MAX_LEN + 1]; /* row[j]: distance from a[0..i) to b[0..j) */
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diagonal = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int above = row[j];
-            int d = above + 1;                                 /* drop a[i-1] */
-            if (row[j - 1] + 1 < d) d = row[j - 1] + 1;        /* add b[j-1] */
-            int change = diagonal + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            if (change < d) d = change;                        /* keep or replace */
-            row[j] = d;
-            diagonal = above;
-        }
-    }
-    return row[lb];
-}
-
 Exercise *course_find(const Course *c, const char *key) {
     for (int i = 0; i < c->nexercises; i++) {
         Exercise *e = &c->exercises[i];
@@ -930,6 +906,22 @@ Exercise *course_find(const Course *c, const char *key) {
         return error("no exercise '%s': the course has %s to %s", key, c->exercises[0].id,
                      c->exercises[c->nexercises - 1].id),
                NULL;
+    /* a part of names, as typed to find them (sgem: the nine sgemm_ rungs);
+     * two letters are in too many names to help */
+    enum { MAX_LISTED = 12 };
+    StrBuf meant = {0};
+    int parts = 0;
+    for (int i = 0; strlen(key) >= 3 && i < c->nexercises; i++) {
+        if (!strcasestr(c->exercises[i].name, key)) continue;
+        if (parts++ < MAX_LISTED)
+            sb_printf(&meant, "%s%s (%s)", parts > 1 ? ", " : "", c->exercises[i].id, c->exercises[i].name);
+    }
+    if (parts > MAX_LISTED) sb_printf(&meant, " and %d more", parts - MAX_LISTED);
+    if (parts) {
+        error("no exercise '%s'; did you mean %s%s?", key, parts > 1 ? "one of " : "", meant.buf);
+        sb_free(&meant);
+        return NULL;
+    }
     /* a typo: one or two letters off an id or a name, not half of it */
     const Exercise *nearest = NULL;
     int best = INT_MAX;

@@ -128,7 +128,8 @@ void course_free(Course *c);
  * case, or its number with or without "ex" and leading zeros (7, 07, ex7,
  * ex007). Nothing else ("+7", " 7", "7x", ""): NULL, with error set to
  * "no exercise 'KEY'" and what helps: the course's range of ids for a
- * number past it, the nearest id or name for a typo ("did you mean ..."). */
+ * number past it, the exercises whose names hold KEY (3 letters or more),
+ * else the nearest id or name for a typo ("did you mean ..."). */
 Exercise *course_find(const Course *c, const char *key);
 
 /* The rung just below e, whose reference must not pass e (check-course

@@ -1,8 +1,10 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +245,37 @@ uint64_t hash_bytes(uint64_t h, const void *data, size_t len) {
 }
 
 uint64_t hash_str(uint64_t h, const char *s) { return hash_bytes(h, s, strlen(s) + 1); }
+
+/* Edit distance, ignoring case: letters dropped, added, replaced, and two
+ * neighbours swapped ("shwo" is 1 from "show"), each 1; INT_MAX for strings
+ * too long to be a typo of a name. */
+int edit_distance(const char *a, const char *b) {
+    enum { MAX_LEN = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > MAX_LEN || lb > MAX_LEN) return INT_MAX;
+    int x[MAX_LEN], y[MAX_LEN];
+    for (size_t i = 0; i < la; i++) x[i] = tolower((unsigned char)a[i]);
+    for (size_t j = 0; j < lb; j++) y[j] = tolower((unsigned char)b[j]);
+    /* rows i-2, i-1 and i of the table whose [i][j] is the distance from
+     * a[0..i) to b[0..j) */
+    int before[MAX_LEN + 1], above[MAX_LEN + 1], row[MAX_LEN + 1];
+    for (size_t j = 0; j <= lb; j++) above[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int change = above[j - 1] + (x[i - 1] != y[j - 1]);         /* keep or replace */
+            int d = above[j] + 1;                                         /* drop a[i-1] */
+            if (row[j - 1] + 1 < d) d = row[j - 1] + 1;                   /* add b[j-1] */
+            if (change < d) d = change;
+            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] && before[j - 2] + 1 < d)
+                d = before[j - 2] + 1;                                    /* swap a[i-2] and a[i-1] */
+            row[j] = d;
+        }
+        memcpy(before, above, sizeof above);
+        memcpy(above, row, sizeof row);
+    }
+    return above[lb];
+}
 
 void now_iso8601(char *buf, size_t size) {
     time_t t = time(NULL);

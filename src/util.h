@@ -69,6 +69,10 @@ uint64_t hash_bytes(uint64_t h, const void *data, size_t len);
 uint64_t hash_str(uint64_t h, const char *s);
 #define HASH_INIT 0xcbf29ce484222325ull
 
+/* How far a typo is from a name: letters dropped, added, replaced or two
+ * neighbours swapped, ignoring case; INT_MAX past 64 characters. */
+int edit_distance(const char *a, const char *b);
+
 /* Local time as 2026-11-22T10:04:05+01:00. */
 void now_iso8601(char *buf, size_t size);
 double now_seconds(void); /* monotonic */

@@ -114,6 +114,7 @@ static void test_find_forms(void **state) {
         {"99999999999999999999999", "no exercise '99999999999999999999999': the course has ex01 to ex02"},
         {"flp", "no exercise 'flp'; did you mean ex02 (flip)?"},
         {"Flipp", "no exercise 'Flipp'; did you mean ex02 (flip)?"},
+        {"lfip", "no exercise 'lfip'; did you mean ex02 (flip)?"}, /* two letters swapped: one typo */
         {"exx01", "no exercise 'exx01'; did you mean ex01 (add)?"},
         {"ad", "no exercise 'ad'; did you mean ex01 (add)?"},
         {"a", "no exercise 'a'"}, /* two letters off a name of three: no guess */

@@ -1292,6 +1292,10 @@ static void test_sanitizer_logs(void **state) {
     assert_int_equal(f[0].line, 35);
     assert_string_equal(f[0].what, "shared-memory race: a write at line 35 and a read at lines 37, 38 (17920 hazards)");
     free(log);
+    const char *one_hazard = "========= Error: Race reported between Write access at k()+0x10 in f.cu:5\n"
+                             "=========     and Read access at k()+0x20 in f.cu:6 [1 hazard]\n";
+    assert_int_equal(diagnose_parse_sanitizer("racecheck", one_hazard, "f.cu", f, MAX_FINDINGS), 1);
+    assert_string_equal(f[0].what, "shared-memory race: a write at line 5 and a read at line 6 (1 hazard)");
     log = read_file("tests/data/sanitizer_initcheck.txt", NULL);
     assert_int_equal(diagnose_parse_sanitizer("initcheck", log, "ex10_counter_not_reset.cu", f, MAX_FINDINGS), 1);
     assert_string_equal(f[0].finding, "uninitialized");
