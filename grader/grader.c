@@ -1025,7 +1025,9 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     CourseParts parts = {0};
     Launcher launch = {0};
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
-    if (toolchain_find(&t) < 0) {
+    double wait_s; /* the waits' settings, read where they are used; a wrong one is said here, once */
+    if (toolchain_find(&t) < 0 || env_seconds("GPUCOURSE_GPU_WAIT", 0, 86400, &wait_s) < 0 ||
+        env_seconds("GPUCOURSE_LAUNCH_WAIT", 0, 86400, &wait_s) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }

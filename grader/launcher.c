@@ -20,7 +20,6 @@ void launcher_free(Launcher *l) {
 }
 
 double launcher_wait_s(void) {
-    const char *set = getenv("GPUCOURSE_LAUNCH_WAIT");
-    double s = set ? strtod(set, NULL) : 0;
-    return s > 0 ? s : 600;
+    double s;
+    return env_seconds("GPUCOURSE_LAUNCH_WAIT", 600, 86400, &s) < 0 ? 600 : s; /* grade_exercise refused it already */
 }

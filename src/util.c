@@ -348,3 +348,17 @@ void sb_add_visible(StrBuf *sb, const char *s, size_t len) {
         else sb_add(sb, s + i, n);
     }
 }
+
+int env_seconds(const char *name, double fallback, double max, double *out) {
+    const char *set = getenv(name);
+    *out = fallback;
+    if (!set || !*set) return 0;
+    size_t digits = strspn(set, "0123456789");
+    const char *rest = set + digits;
+    if (*rest == '.') rest += 1 + strspn(rest + 1, "0123456789");
+    double s = digits && !*rest ? strtod(set, NULL) : 0;
+    if (!(s > 0 && s <= max))
+        return error("%s='%.40s' is not a number of seconds from more than 0 to %g", name, set, max);
+    *out = s;
+    return 0;
+}

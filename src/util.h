@@ -76,6 +76,10 @@ int edit_distance(const char *a, const char *b);
 /* Local time as 2026-11-22T10:04:05+01:00. */
 void now_iso8601(char *buf, size_t size);
 double now_seconds(void); /* monotonic */
+/* A number of seconds from the environment variable NAME: FALLBACK when it
+ * is unset or empty; digits with an optional fraction, more than 0 and at
+ * most MAX, else an error naming it (-1). */
+int env_seconds(const char *name, double fallback, double max, double *out);
 
 
 /* UTF-8. utf8_decode reads the character at s (len > 0 bytes): its code

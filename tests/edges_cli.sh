@@ -213,4 +213,18 @@ EOF
 }
 check "progress: columns line up (sgemm_double_buffer is longer than 18)" t_progress_columns
 
+# the waits' settings: a number of seconds, or a setup error that names the setting (not a silent default)
+t_wait_settings() {
+    for v in abc 1e999 -5 0 '10 s' 100000; do
+        for var in GPUCOURSE_GPU_WAIT GPUCOURSE_LAUNCH_WAIT; do
+            env "$var=$v" "$GC" grade ex01 >"$T/got" 2>&1; rc=$?
+            [ $rc = 65 ] && grep -qF "$var='$v' is not a number of seconds" "$T/got" ||
+                { echo "$var='$v': exit $rc"; cat "$T/got"; return 1; }
+        done
+    done
+    GPUCOURSE_GPU_WAIT=2.5 GPUCOURSE_LAUNCH_WAIT=30 "$GC" grade ex01 >"$T/got" 2>&1; rc=$?
+    [ $rc = 77 ] || { echo "good values: exit $rc"; cat "$T/got"; return 1; }
+}
+check "GPUCOURSE_GPU_WAIT and GPUCOURSE_LAUNCH_WAIT: junk, overflow, 0 and negatives are setup errors naming them" t_wait_settings
+
 echo "1..$n"
