@@ -284,14 +284,20 @@ static int load(const char *path, Progress *p, bool locked) {
         return rc;
     }
     size_t len;
-    char *text = read_file(real, &len);
-    if (!text) {
+    char *text = read_file_max(real, YAML_GUARD_MAX_BYTES, &len), *why = NULL;
+    if (!text && errno != EFBIG) {
         free(real);
         return -1;
     }
     bool too_new = false;
     StrList problems = {0};
-    char *why = parse_progress(text, len, p, &too_new, &problems);
+    if (text) {
+        why = parse_progress(text, len, p, &too_new, &problems);
+    } else { /* too large to read: damaged like a file the guard refuses, and never read whole */
+        char *reason = too_large_reason(len, YAML_GUARD_MAX_BYTES);
+        why = xprintf("1:1: %s", reason);
+        free(reason);
+    }
     free(text);
     int rc = 0;
     if (too_new) { /* before any repair: what looks bad here may be a newer version's value */

@@ -2,6 +2,7 @@
  * the workspace: reset's backups, stale temporary files. */
 #include "test_util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -516,6 +517,101 @@ static void test_open_removes_stale_temps(void **state) {
     tmpdir_remove(dir);
 }
 
+/* ------------------------------------------------------------ file sizes and modes */
+
+/* The size is looked at before a byte is read, and a read without a size
+ * (a device, a pipe) stops past the limit. */
+static void test_read_file_max(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "f");
+    put_file(dir, "f", "12345678");
+    size_t len = 99;
+    char *text = read_file_max(path, 8, &len);
+    assert_non_null(text);
+    assert_int_equal(len, 8);
+    free(text);
+    errno = 0;
+    assert_null(read_file_max(path, 7, &len));
+    assert_int_equal(errno, EFBIG);
+    assert_int_equal(len, 8);
+    char *want = xprintf("cannot read '%s': the file has 8 bytes, more than the limit of 7 bytes", path);
+    assert_string_equal(last_error(), want);
+    free(want);
+    /* sparse: 30 GB that take no room, never read */
+    assert_int_equal(truncate(path, 30ll << 30), 0);
+    assert_null(read_file(path, &len));
+    assert_int_equal(errno, EFBIG);
+    assert_true(len == (size_t)30 << 30);
+    assert_non_null(strstr(last_error(), "the file has 32212254720 bytes, more than the limit of 64 MiB"));
+    /* no size, no end */
+    assert_null(read_file_max("/dev/zero", 4 << 20, &len));
+    assert_int_equal(errno, EFBIG);
+    assert_int_equal(len, 0);
+    assert_string_equal(last_error(), "cannot read '/dev/zero': the file has more than the limit of 4 MiB");
+    /* a pipe with no writer is not waited on */
+    char *fifo = path_join(dir, "fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    text = read_file(fifo, &len);
+    assert_non_null(text);
+    assert_int_equal(len, 0);
+    free(text);
+    free(fifo);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+static unsigned mode_of(const char *path) {
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+/* A rewritten file keeps its mode (also when a stale temp file of another
+ * mode is in the way); a new one gets the umask's. */
+static void test_write_keeps_mode(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml"), *stale = xprintf("%s.tmp.%ld", path, (long)getpid());
+    mode_t old_umask = umask(022);
+    assert_int_equal(write_file_atomic(path, "a", 1), 0);
+    assert_int_equal(mode_of(path), 0644);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(write_file_atomic(stale, "", 0), 0);
+    assert_int_equal(chmod(stale, 0666), 0);
+    assert_int_equal(write_file_atomic(path, "b", 1), 0);
+    assert_int_equal(mode_of(path), 0600);
+    Progress p = {0};
+    progress_get(&p, "ex01", true)->attempts = 1;
+    assert_int_equal(progress_save(path, &p), 0);
+    assert_int_equal(mode_of(path), 0600);
+    assert_int_equal(chmod(path, 0664), 0); /* wider than the umask allows a new file: kept too */
+    assert_int_equal(progress_save(path, &p), 0);
+    assert_int_equal(mode_of(path), 0664);
+    progress_free(&p);
+    /* copy_file: onto a file, its mode; a new file, the umask's */
+    char *from = path_join(dir, "from"), *onto = path_join(dir, "onto"), *fresh = path_join(dir, "fresh");
+    put_file(dir, "from", "mine\n");
+    put_file(dir, "onto", "old\n");
+    assert_int_equal(chmod(from, 0444), 0);
+    assert_int_equal(chmod(onto, 0600), 0);
+    assert_int_equal(copy_file(from, onto), 0);
+    assert_int_equal(mode_of(onto), 0600);
+    umask(077);
+    assert_int_equal(copy_file(from, fresh), 0);
+    assert_int_equal(mode_of(fresh), 0600);
+    char *copied = read_file(fresh, NULL);
+    assert_string_equal(copied, "mine\n");
+    free(copied);
+    umask(old_umask);
+    free(fresh);
+    free(onto);
+    free(from);
+    free(stale);
+    free(path);
+    tmpdir_remove(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_file_is_empty), cmocka_unit_test(test_round_trip),
@@ -525,7 +621,8 @@ int main(void) {
         cmocka_unit_test(test_round_trip_awkward_values), cmocka_unit_test(test_bad_value_keeps_the_rest),
         cmocka_unit_test(test_damaged_too_deep),      cmocka_unit_test(test_save_through_symlink),
         cmocka_unit_test(test_reset_backups_concurrent), cmocka_unit_test(test_reset_backup_name_taken),
-        cmocka_unit_test(test_open_removes_stale_temps),
+        cmocka_unit_test(test_open_removes_stale_temps), cmocka_unit_test(test_read_file_max),
+        cmocka_unit_test(test_write_keeps_mode),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
 }
