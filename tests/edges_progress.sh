@@ -96,7 +96,7 @@ EOF
 check "an exercise listed twice in progress.yaml: left out, reported, the original kept aside" t_repeated_exercise
 
 t_repeated_field() { fresh && printf 'version: 1\nexercises:\n  ex01: {status: passed, attempts: 2, status: attempted}\n  ex02: {attempts: 1}\n' >"$T/ws/progress.yaml" &&
-                     code_is 0 "$GC" progress && has_err "progress.yaml:3:42: 'status' is listed twice in 'ex01' (first at 3:10)" &&
+                     code_is 0 "$GC" progress && has_err "progress.yaml:3:39: 'status' is listed twice in 'ex01' (first at 3:10)" &&
                      ls "$T/ws" | grep -q '^progress.yaml.damaged-' && ! grep -q "ex01" "$T/ws/progress.yaml" &&
                      grep -q "ex02" "$T/ws/progress.yaml"; }
 check "a key twice in an entry: the entry left out, reported, the original kept aside" t_repeated_field
@@ -108,7 +108,7 @@ check "a top-level key twice: the file is damaged, kept aside" t_repeated_top
 
 t_unknown_kept() { fresh && cat >"$T/ws/progress.yaml" <<'EOF' &&
 version: 1
-streak: {days: 3, since: "2026-11-20", "123": [1, "2", !!str 3]}
+streak: {days: 3, since: "2026-11-20", "123": [1, "2", '3', !!float 4]}
 exercises:
   ex01:
     status: attempted
@@ -123,7 +123,7 @@ EOF
                    python3 - "$T/ws/progress.yaml" <<'EOF' && code_is 0 "$GC" progress && [ ! -s "$T/goterr" ]
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
-assert d["streak"] == {"days": 3, "since": "2026-11-20", "123": [1, "2", "3"]}, d["streak"]
+assert d["streak"] == {"days": 3, "since": "2026-11-20", "123": [1, "2", "3", 4.0]}, d["streak"]
 e = d["exercises"]["ex01"]
 assert e["future_key"] == "kept" and e["notes"] == ["first", {"a": "b"}] and e["hints_seen"] == 1 and e["attempts"] == 2, e
 assert d["exercises"]["x99"] in ({}, None), d["exercises"]

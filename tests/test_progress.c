@@ -125,8 +125,7 @@ static void test_newer_version_is_left_alone(void **state) {
 }
 
 static void add_attempt(Progress *p, void *ctx) {
-    ExProgress *e = progress_get(p, ctx, true);
-    e->attempts++;
+    progress_add_attempt(progress_get(p, ctx, true));
 }
 
 /* Eight processes each record 25 attempts at once: none is lost. */
@@ -612,6 +611,160 @@ static void test_write_keeps_mode(void **state) {
     tmpdir_remove(dir);
 }
 
+/* ------------------------------------------------------------ repeated and unknown keys, counts */
+
+/* An exercise listed twice: neither is taken (which is right cannot be
+ * known), the others are, and the file is kept aside as read. */
+static void test_repeated_exercise(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    put_file(dir, "progress.yaml", "version: 1\nexercises:\n  ex01: {status: passed, passed_at: x}\n"
+                                   "  ex02: {status: compiles}\n  ex01: {status: attempted}\n  ex01: {}\n");
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_int_equal(p.count, 1);
+    assert_int_equal(progress_get(&p, "ex02", false)->status, ST_COMPILES);
+    assert_non_null(p.notice);
+    char *second = xprintf("%s:5:3: 'ex01' is listed twice (first at 3:3)", path);
+    char *third = xprintf("%s:6:3: 'ex01' is listed twice (first at 3:3)", path);
+    if (!strstr(p.notice, second) || !strstr(p.notice, third)) fprintf(stderr, "notice: %s\n", p.notice);
+    assert_non_null(strstr(p.notice, second));
+    assert_non_null(strstr(p.notice, third));
+    assert_non_null(strstr(p.notice, ".damaged-"));
+    progress_free(&p);
+    /* what was written back reads clean */
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_null(p.notice);
+    assert_int_equal(p.count, 1);
+    progress_free(&p);
+    free(third);
+    free(second);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* A key twice in an entry: that entry is left out, the others kept. */
+static void test_repeated_entry_key(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    put_file(dir, "progress.yaml", "version: 1\nexercises:\n  ex01:\n    attempts: 2\n    attempts: 3\n"
+                                   "  ex02: {attempts: 1, extra: 1, extra: 2}\n  ex03: {attempts: 4}\n");
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_int_equal(p.count, 1);
+    assert_int_equal(progress_get(&p, "ex03", false)->attempts, 4);
+    char *first = xprintf("%s:5:5: 'attempts' is listed twice in 'ex01' (first at 4:5)", path);
+    if (!strstr(p.notice, first)) fprintf(stderr, "notice: %s\n", p.notice);
+    assert_non_null(strstr(p.notice, first));
+    assert_non_null(strstr(p.notice, "'extra' is listed twice in 'ex02'"));
+    free(first);
+    progress_free(&p);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* A top-level key twice: the file as a whole cannot be trusted. */
+static void test_repeated_top_key(void **state) {
+    (void)state;
+    check_damaged("version: 1\nexercises: {ex01: {status: passed}}\nexercises: {}\n",
+                  "3:1: 'exercises' is listed twice (first at 2:1)");
+}
+
+/* Keys this gpucourse does not know, at the top and in entries, nested,
+ * quoted and tagged, come back from a rewrite as they were read. */
+static void test_unknown_keys_kept(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    put_file(dir, "progress.yaml", "version: 1\n"
+                                   "badges: [fast, {gold: 2}]\n"
+                                   "exercises:\n"
+                                   "  ex01:\n"
+                                   "    attempts: 1\n"
+                                   "    streak: \"7\"\n"
+                                   "    seen: !!float 2\n"
+                                   "    nested: {a: [1, 2], b: {c: d}}\n"
+                                   "  ex02: {}\n"
+                                   "  ex03: {later: yes}\n"
+                                   "theme: &t dark\n"
+                                   "again: *t\n");
+    assert_int_equal(progress_update(path, add_attempt, "ex02", NULL), 0);
+    char *text = read_file(path, NULL);
+    const char *want = "version: 1\n"
+                       "badges: [fast, {gold: 2}]\n"
+                       "theme: dark\n"
+                       "again: dark\n"
+                       "exercises:\n"
+                       "  ex01:\n"
+                       "    attempts: 1\n"
+                       "    streak: \"7\"\n"
+                       "    seen: !!float 2\n"
+                       "    nested: {a: [1, 2], b: {c: d}}\n"
+                       "  ex02:\n"
+                       "    attempts: 1\n"
+                       "  ex03:\n"
+                       "    later: yes\n";
+    if (!strstr(text, want)) fprintf(stderr, "written:\n%s", text);
+    assert_non_null(strstr(text, want));
+    free(text);
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_null(p.notice);
+    assert_int_equal(p.count, 3);
+    progress_free(&p);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* Attempts at the most the reader takes stay there: the file stays valid. */
+static void test_attempts_saturate(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    char *text = xprintf("version: 1\nexercises:\n  ex01: {attempts: %d}\n", PROGRESS_COUNT_MAX);
+    put_file(dir, "progress.yaml", text);
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), 0);
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), 0);
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_null(p.notice);
+    assert_int_equal(progress_get(&p, "ex01", false)->attempts, PROGRESS_COUNT_MAX);
+    progress_free(&p);
+    free(text);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* 49,000 entries: read in linear time, and written back as cheaply as they
+ * were read (so that the YAML guard's limits take the file again). */
+static void test_many_entries(void **state) {
+    (void)state;
+    enum { N = 49000 };
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    StrBuf sb = {0};
+    sb_puts(&sb, "version: 1\nexercises:\n");
+    for (int i = 0; i < N; i++) sb_printf(&sb, "  x%d: {}\n", i);
+    put_file(dir, "progress.yaml", sb.buf);
+    double start = now_seconds();
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), 0);
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    double took = now_seconds() - start;
+    assert_null(p.notice);
+    assert_int_equal(p.count, N + 1);
+    assert_int_equal(progress_get(&p, "ex01", false)->attempts, 1);
+    assert_non_null(progress_get(&p, "x48999", false));
+    if (took > 2) fprintf(stderr, "two loads and a save of %d entries took %.1f s\n", N, took);
+    assert_true(took < 2); /* quadratic: 5 s and more */
+    progress_free(&p);
+    sb_free(&sb);
+    free(path);
+    tmpdir_remove(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_file_is_empty), cmocka_unit_test(test_round_trip),
@@ -622,7 +775,10 @@ int main(void) {
         cmocka_unit_test(test_damaged_too_deep),      cmocka_unit_test(test_save_through_symlink),
         cmocka_unit_test(test_reset_backups_concurrent), cmocka_unit_test(test_reset_backup_name_taken),
         cmocka_unit_test(test_open_removes_stale_temps), cmocka_unit_test(test_read_file_max),
-        cmocka_unit_test(test_write_keeps_mode),
+        cmocka_unit_test(test_write_keeps_mode), cmocka_unit_test(test_repeated_exercise),
+        cmocka_unit_test(test_repeated_entry_key), cmocka_unit_test(test_repeated_top_key),
+        cmocka_unit_test(test_unknown_keys_kept), cmocka_unit_test(test_attempts_saturate),
+        cmocka_unit_test(test_many_entries),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
 }
