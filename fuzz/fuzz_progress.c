@@ -1,6 +1,7 @@
 /* libFuzzer: the progress reader (progress_load) on a progress.yaml that is
- * the input. A damaged file is moved aside by progress_load; the asides are
- * removed after each input so the directory stays small. */
+ * the input, then what progress_save writes of it read again. A damaged file
+ * is moved aside by progress_load; the asides are removed after each input so
+ * the directory stays small. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdint.h>
@@ -41,9 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
     Progress p;
-    if (progress_load(path, &p) == 0)
+    if (progress_load(path, &p) == 0) {
         for (int i = 0; i < p.count; i++)
             if (progress_get(&p, p.items[i].id, false) == NULL) abort();
+        /* what gpucourse writes, unknown keys kept included, it reads back clean and the same */
+        if (progress_save(path, &p) == 0) {
+            Progress q;
+            if (progress_load(path, &q) != 0 || q.notice || q.count != p.count) abort();
+            progress_free(&q);
+        }
+    }
     progress_free(&p);
     clear();
     return 0;

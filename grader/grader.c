@@ -1188,7 +1188,7 @@ static void record(Progress *p, void *ctx) {
     ExProgress *x = progress_get(p, rc->e->id, true);
     char now[40];
     now_iso8601(now, sizeof now);
-    x->attempts++;
+    progress_add_attempt(x);
     if (!x->first_attempt[0]) snprintf(x->first_attempt, sizeof x->first_attempt, "%s", now);
     snprintf(x->last_attempt, sizeof x->last_attempt, "%s", now);
     snprintf(x->last_verdict, sizeof x->last_verdict, "%s", verdict_key(rc->r->verdict));

@@ -49,10 +49,13 @@ static bool yaml_open(Yaml *y, const char *path, const char *shown, StrList *pro
     y->file = shown;
     y->problems = problems;
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = read_file_max(path, YAML_GUARD_MAX_BYTES, &len);
     char err[512];
     if (!text || yaml_guard_check(text, len, shown, err, sizeof err) < 0) {
-        if (!text) snprintf(err, sizeof err, "%s: %s", shown, last_error());
+        char *large = !text && errno == EFBIG ? too_large_reason(len, YAML_GUARD_MAX_BYTES) : NULL;
+        if (large) snprintf(err, sizeof err, "%s:1:1: %s", shown, large); /* as the guard says it */
+        else if (!text) snprintf(err, sizeof err, "%s: %s", shown, last_error());
+        free(large);
         strlist_add(problems, err);
         free(text);
         return false;

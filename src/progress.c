@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,34 +26,84 @@ const ExProgress *progress_find(const Progress *p, const char *id) {
     return NULL;
 }
 
-ExProgress *progress_get(Progress *p, const char *id, bool create) {
-    const ExProgress *found = progress_find(p, id);
-    if (found) return &p->items[found - p->items];
-    if (!create) return NULL;
-    p->items = xrealloc(p->items, sizeof *p->items * (size_t)(p->count + 1));
+/* A new entry at the end: its id is not there yet. */
+static ExProgress *add_entry(Progress *p, const char *id) {
+    if (p->count == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 16;
+        p->items = xrealloc(p->items, sizeof *p->items * (size_t)p->cap);
+    }
     ExProgress *e = &p->items[p->count++];
     memset(e, 0, sizeof *e);
     snprintf(e->id, sizeof e->id, "%s", id);
     return e;
 }
 
+ExProgress *progress_get(Progress *p, const char *id, bool create) {
+    const ExProgress *found = progress_find(p, id);
+    if (found) return &p->items[found - p->items];
+    return create ? add_entry(p, id) : NULL;
+}
+
+void progress_add_attempt(ExProgress *e) {
+    if (e->attempts < PROGRESS_COUNT_MAX) e->attempts++;
+}
+
+/* One event of a value kept as read. */
+typedef struct {
+    yaml_event_type_t type; /* scalar, or a sequence's or mapping's start or end */
+    int style;              /* quoted, flow, ...: a quoted "2" stays a string */
+    char *tag;              /* NULL: its kind's default, left implicit */
+    char *text;             /* a scalar's value, len bytes */
+    size_t len;
+} KeptEvent;
+
+/* A key and its value, as events. */
+typedef struct {
+    int entry;         /* its entry's index in items; -1: the top level */
+    int first, count;  /* in events */
+} KeptPair;
+
+/* In the order read: an entry's pairs come in the order of the entries. */
+struct KeptValues {
+    KeptEvent *events;
+    int nevents, cap_events;
+    KeptPair *pairs;
+    int npairs, cap_pairs;
+};
+
+static void kept_free(KeptValues *k) {
+    if (!k) return;
+    for (int i = 0; i < k->nevents; i++) {
+        free(k->events[i].tag);
+        free(k->events[i].text);
+    }
+    free(k->events);
+    free(k->pairs);
+    free(k);
+}
+
 void progress_free(Progress *p) {
     free(p->items);
     free(p->notice);
+    kept_free(p->kept);
     memset(p, 0, sizeof *p);
 }
 
 /* ------------------------------------------------------------ reading */
 
+/* A scalar's text; NULL for another node, or for text holding a NUL (it
+ * would read as a shorter key or value). */
 static const char *scalar(yaml_document_t *d, int index) {
     yaml_node_t *n = yaml_document_get_node(d, index);
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+    if (!n || n->type != YAML_SCALAR_NODE) return NULL;
+    const char *s = (const char *)n->data.scalar.value;
+    return strlen(s) == n->data.scalar.length ? s : NULL;
 }
 
 static bool parse_int(const char *s, int *out) {
     char *end;
     long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || end == s || *end || v < 0 || v > 1000000000) return false;
+    if (!s || end == s || *end || v < 0 || v > PROGRESS_COUNT_MAX) return false;
     *out = (int)v;
     return true;
 }
@@ -71,16 +122,134 @@ static bool copy_text(const char *s, char *out, size_t size) {
     return true;
 }
 
-/* Reads one entry into e. A bad value is left out and reported through
- * problems ("line:col: what"); the entry's other values are kept. */
-static void parse_entry(yaml_document_t *d, yaml_node_t *map, const char *id, ExProgress *e, StrList *problems) {
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        const char *k = scalar(d, p->key), *v = scalar(d, p->value);
+static void add_problem(StrList *problems, yaml_node_t *at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* problems gets "line:col: what", at the node's start. */
+static void add_problem(StrList *problems, yaml_node_t *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *what;
+    if (vasprintf(&what, fmt, ap) < 0) what = NULL;
+    va_end(ap);
+    char *line = xprintf("%zu:%zu: %s", at->start_mark.line + 1, at->start_mark.column + 1, what ? what : fmt);
+    strlist_add(problems, line);
+    free(line);
+    free(what);
+}
+
+static KeptEvent *new_event(KeptValues *k, yaml_event_type_t type) {
+    if (k->nevents == k->cap_events) {
+        k->cap_events = k->cap_events ? 2 * k->cap_events : 32;
+        k->events = xrealloc(k->events, sizeof *k->events * (size_t)k->cap_events);
+    }
+    KeptEvent *ev = &k->events[k->nevents++];
+    memset(ev, 0, sizeof *ev);
+    ev->type = type;
+    return ev;
+}
+
+/* Appends node n (its whole tree) to k as events. The guard bounds its depth
+ * and, aliases expanded, its size. Tags are kept when not their kind's
+ * default; the loader leaves no trace of an explicit default one (!!str). */
+static void keep_node(KeptValues *k, yaml_document_t *d, yaml_node_t *n) {
+    const char *tag = (const char *)n->tag;
+    KeptEvent *ev;
+    if (n->type == YAML_SCALAR_NODE) {
+        ev = new_event(k, YAML_SCALAR_EVENT);
+        ev->style = n->data.scalar.style;
+        ev->text = xstrndup((const char *)n->data.scalar.value, n->data.scalar.length);
+        ev->len = n->data.scalar.length;
+        ev->tag = tag && strcmp(tag, YAML_DEFAULT_SCALAR_TAG) ? xstrdup(tag) : NULL;
+    } else if (n->type == YAML_SEQUENCE_NODE) {
+        ev = new_event(k, YAML_SEQUENCE_START_EVENT);
+        ev->style = n->data.sequence.style;
+        ev->tag = tag && strcmp(tag, YAML_DEFAULT_SEQUENCE_TAG) ? xstrdup(tag) : NULL;
+        for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
+            keep_node(k, d, yaml_document_get_node(d, *i));
+        new_event(k, YAML_SEQUENCE_END_EVENT);
+    } else {
+        ev = new_event(k, YAML_MAPPING_START_EVENT);
+        ev->style = n->data.mapping.style;
+        ev->tag = tag && strcmp(tag, YAML_DEFAULT_MAPPING_TAG) ? xstrdup(tag) : NULL;
+        for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
+            keep_node(k, d, yaml_document_get_node(d, pr->key));
+            keep_node(k, d, yaml_document_get_node(d, pr->value));
+        }
+        new_event(k, YAML_MAPPING_END_EVENT);
+    }
+}
+
+/* Keeps a pair this gpucourse does not know, of entry (-1: the top level). */
+static void keep_pair(Progress *p, int entry, yaml_document_t *d, yaml_node_pair_t *pr) {
+    if (!p->kept) p->kept = xcalloc(1, sizeof *p->kept);
+    KeptValues *k = p->kept;
+    if (k->npairs == k->cap_pairs) {
+        k->cap_pairs = k->cap_pairs ? 2 * k->cap_pairs : 8;
+        k->pairs = xrealloc(k->pairs, sizeof *k->pairs * (size_t)k->cap_pairs);
+    }
+    KeptPair *kp = &k->pairs[k->npairs++];
+    kp->entry = entry;
+    kp->first = k->nevents;
+    keep_node(k, d, yaml_document_get_node(d, pr->key));
+    keep_node(k, d, yaml_document_get_node(d, pr->value));
+    kp->count = k->nevents - kp->first;
+}
+
+/* The plain keys of one mapping, hashed: a key met again is found at once,
+ * also among 50,000 exercises. */
+typedef struct {
+    yaml_node_pair_t **slots;
+    size_t mask;
+} KeyIndex;
+
+static void key_index_init(KeyIndex *ix, yaml_node_t *map) {
+    size_t pairs = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start), size = 8;
+    while (size < 2 * pairs) size *= 2;
+    ix->slots = xcalloc(size, sizeof *ix->slots);
+    ix->mask = size - 1;
+}
+
+/* The earlier pair with pr's key; NULL when there is none (pr is added then)
+ * or pr's key is not plain text. */
+static yaml_node_pair_t *key_seen(KeyIndex *ix, yaml_document_t *d, yaml_node_pair_t *pr) {
+    const char *k = scalar(d, pr->key);
+    if (!k) return NULL;
+    for (size_t i = hash_str(HASH_INIT, k) & ix->mask;; i = (i + 1) & ix->mask) {
+        if (!ix->slots[i]) {
+            ix->slots[i] = pr;
+            return NULL;
+        }
+        if (!strcmp(scalar(d, ix->slots[i]->key), k)) return ix->slots[i];
+    }
+}
+
+/* "line:col: 'KEY' is listed twice[ in 'ID'] (first at line:col)" for the
+ * first key of map met again, else NULL. */
+static char *repeated_key(yaml_document_t *d, yaml_node_t *map, const char *id) {
+    KeyIndex ix;
+    key_index_init(&ix, map);
+    char *why = NULL;
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; !why && pr < map->data.mapping.pairs.top; pr++) {
+        yaml_node_pair_t *first = key_seen(&ix, d, pr);
+        if (!first) continue;
+        yaml_mark_t at = yaml_document_get_node(d, pr->key)->start_mark;
+        yaml_mark_t was = yaml_document_get_node(d, first->key)->start_mark;
+        why = xprintf("%zu:%zu: '%s' is listed twice%s%s%s (first at %zu:%zu)", at.line + 1, at.column + 1,
+                      scalar(d, pr->key), id ? " in '" : "", id ? id : "", id ? "'" : "", was.line + 1, was.column + 1);
+    }
+    free(ix.slots);
+    return why;
+}
+
+/* Reads one entry into p->items[entry]. A bad value is left out and reported
+ * through problems ("line:col: what"); the entry's other values are kept, and
+ * keys not known here are kept as read. */
+static void parse_entry(yaml_document_t *d, yaml_node_t *map, Progress *p, int entry, StrList *problems) {
+    ExProgress *e = &p->items[entry];
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
+        const char *k = scalar(d, pr->key), *v = scalar(d, pr->value);
         if (!k) {
-            yaml_mark_t at = yaml_document_get_node(d, p->key)->start_mark;
-            char *why = xprintf("%zu:%zu: keys must be plain names in '%s'", at.line + 1, at.column + 1, id);
-            strlist_add(problems, why);
-            free(why);
+            add_problem(problems, yaml_document_get_node(d, pr->key), "keys must be plain names in '%s'", e->id);
             continue;
         }
         bool ok = true; /* a bad value leaves the field as it was */
@@ -98,14 +267,48 @@ static void parse_entry(yaml_document_t *d, yaml_node_t *map, const char *id, Ex
         else if (!strcmp(k, "first_attempt")) ok = copy_text(v, e->first_attempt, sizeof e->first_attempt);
         else if (!strcmp(k, "last_attempt")) ok = copy_text(v, e->last_attempt, sizeof e->last_attempt);
         else if (!strcmp(k, "passed_at")) ok = copy_text(v, e->passed_at, sizeof e->passed_at);
-        /* unknown keys are kept out rather than fatal: a later version may add some */
-        if (!ok) {
-            yaml_mark_t at = yaml_document_get_node(d, p->value)->start_mark;
-            char *why = xprintf("%zu:%zu: bad value for '%s' in '%s'", at.line + 1, at.column + 1, k, id);
-            strlist_add(problems, why);
-            free(why);
+        else keep_pair(p, entry, d, pr); /* a newer gpucourse's: it survives this one's writes */
+        if (!ok)
+            add_problem(problems, yaml_document_get_node(d, pr->value), "bad value for '%s' in '%s'", k, e->id);
+    }
+}
+
+/* Reads the exercises mapping into p. An exercise listed twice is left out
+ * (both times: which one is right cannot be known), as are bad entries; each
+ * is listed in problems. */
+static void parse_exercises(yaml_document_t *d, yaml_node_t *map, Progress *p, StrList *problems) {
+    yaml_node_pair_t *start = map->data.mapping.pairs.start;
+    int n = (int)(map->data.mapping.pairs.top - start);
+    bool *repeated = xcalloc((size_t)n + 1, sizeof *repeated);
+    KeyIndex ix;
+    key_index_init(&ix, map);
+    for (int i = 0; i < n; i++) {
+        yaml_node_pair_t *first = key_seen(&ix, d, &start[i]);
+        if (!first) continue;
+        repeated[i] = repeated[first - start] = true;
+        yaml_mark_t was = yaml_document_get_node(d, first->key)->start_mark;
+        add_problem(problems, yaml_document_get_node(d, start[i].key), "'%s' is listed twice (first at %zu:%zu)",
+                    scalar(d, start[i].key), was.line + 1, was.column + 1);
+    }
+    free(ix.slots);
+    for (int i = 0; i < n; i++) {
+        const char *id = scalar(d, start[i].key);
+        yaml_node_t *key = yaml_document_get_node(d, start[i].key), *entry = yaml_document_get_node(d, start[i].value);
+        char *twice;
+        if (repeated[i]) continue;
+        if (!id || strlen(id) >= sizeof p->items[0].id) {
+            add_problem(problems, key, "bad exercise id");
+        } else if (entry->type != YAML_MAPPING_NODE) {
+            add_problem(problems, entry, "the entry of '%s' must be a mapping", id);
+        } else if ((twice = repeated_key(d, entry, id))) {
+            strlist_add(problems, twice);
+            free(twice);
+        } else {
+            add_entry(p, id); /* ids are unique by now: no lookup, which made 50,000 entries quadratic */
+            parse_entry(d, entry, p, p->count - 1, problems);
         }
     }
+    free(repeated);
 }
 
 /* Parses text into p. Returns NULL when the document as a whole is fine, else
@@ -137,6 +340,7 @@ static char *parse_progress(const char *text, size_t len, Progress *p, bool *too
                       root->start_mark.column + 1);
         goto out;
     }
+    if ((why = repeated_key(&doc, root, NULL))) goto out;
     int version = -1;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
         const char *k = scalar(&doc, pr->key);
@@ -153,20 +357,9 @@ static char *parse_progress(const char *text, size_t len, Progress *p, bool *too
                               v->start_mark.column + 1);
                 goto out;
             }
-            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
-                const char *id = scalar(&doc, q->key);
-                yaml_node_t *kn = yaml_document_get_node(&doc, q->key), *entry = yaml_document_get_node(&doc, q->value);
-                char *bad = NULL;
-                if (!id || strlen(id) >= sizeof p->items[0].id)
-                    bad = xprintf("%zu:%zu: bad exercise id", kn->start_mark.line + 1, kn->start_mark.column + 1);
-                else if (entry->type != YAML_MAPPING_NODE)
-                    bad = xprintf("%zu:%zu: the entry of '%s' must be a mapping", entry->start_mark.line + 1,
-                                  entry->start_mark.column + 1, id);
-                else
-                    parse_entry(&doc, entry, id, progress_get(p, id, true), problems);
-                if (bad) strlist_add(problems, bad);
-                free(bad);
-            }
+            parse_exercises(&doc, v, p, problems);
+        } else {
+            keep_pair(p, -1, &doc, pr);
         }
     }
     if (version < 0) why = xstrdup("1:1: no 'version'");
@@ -284,14 +477,20 @@ static int load(const char *path, Progress *p, bool locked) {
         return rc;
     }
     size_t len;
-    char *text = read_file(real, &len);
-    if (!text) {
+    char *text = read_file_max(real, YAML_GUARD_MAX_BYTES, &len), *why = NULL;
+    if (!text && errno != EFBIG) {
         free(real);
         return -1;
     }
     bool too_new = false;
     StrList problems = {0};
-    char *why = parse_progress(text, len, p, &too_new, &problems);
+    if (text) {
+        why = parse_progress(text, len, p, &too_new, &problems);
+    } else { /* too large to read: damaged like a file the guard refuses, and never read whole */
+        char *reason = too_large_reason(len, YAML_GUARD_MAX_BYTES);
+        why = xprintf("1:1: %s", reason);
+        free(reason);
+    }
     free(text);
     int rc = 0;
     if (too_new) { /* before any repair: what looks bad here may be a newer version's value */
@@ -342,7 +541,37 @@ static bool emit_mapping(yaml_emitter_t *em, bool start) {
     return yaml_mapping_end_event_initialize(&ev) && yaml_emitter_emit(em, &ev);
 }
 
-static bool emit_entry(yaml_emitter_t *em, const ExProgress *e) {
+/* One kept pair's events, as read. */
+static bool emit_kept(yaml_emitter_t *em, const KeptValues *k, const KeptPair *kp) {
+    bool ok = true;
+    for (int i = kp->first; ok && i < kp->first + kp->count; i++) {
+        const KeptEvent *e = &k->events[i];
+        yaml_char_t *tag = (yaml_char_t *)e->tag;
+        yaml_event_t ev;
+        switch (e->type) {
+        case YAML_SCALAR_EVENT:
+            ok = yaml_scalar_event_initialize(&ev, NULL, tag, (yaml_char_t *)e->text, (int)e->len, !tag, !tag,
+                                              (yaml_scalar_style_t)e->style);
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            ok = yaml_sequence_start_event_initialize(&ev, NULL, tag, !tag, (yaml_sequence_style_t)e->style);
+            break;
+        case YAML_MAPPING_START_EVENT:
+            ok = yaml_mapping_start_event_initialize(&ev, NULL, tag, !tag, (yaml_mapping_style_t)e->style);
+            break;
+        case YAML_SEQUENCE_END_EVENT: ok = yaml_sequence_end_event_initialize(&ev); break;
+        default: ok = yaml_mapping_end_event_initialize(&ev); break;
+        }
+        ok = ok && yaml_emitter_emit(em, &ev);
+    }
+    return ok;
+}
+
+/* Entry i, only what differs from a new entry's (an entry never touched is
+ * "{}", as cheap as it was read), then its kept pairs: *next walks them in
+ * order, each entry's after the one before's. */
+static bool emit_entry(yaml_emitter_t *em, const Progress *p, int i, int *next) {
+    const ExProgress *e = &p->items[i];
     char attempts[16], hints[16], ref[32], base[32], lib[32], tflops[32];
     snprintf(attempts, sizeof attempts, "%d", e->attempts);
     snprintf(hints, sizeof hints, "%d", e->hints_seen);
@@ -350,16 +579,22 @@ static bool emit_entry(yaml_emitter_t *em, const ExProgress *e) {
     snprintf(base, sizeof base, "%.4f", e->best_vs_baseline);
     snprintf(lib, sizeof lib, "%.4f", e->best_vs_library);
     snprintf(tflops, sizeof tflops, "%.2f", e->best_tflops);
-    return emit_scalar(em, e->id) && emit_mapping(em, true) && emit_pair(em, "status", status_key(e->status)) &&
-           emit_pair(em, "attempts", attempts) && emit_pair(em, "hints_seen", hints) &&
-           (e->best_vs_reference <= 0 || emit_pair(em, "best_vs_reference", ref)) &&
-           (e->best_vs_baseline <= 0 || emit_pair(em, "best_vs_baseline", base)) &&
-           (e->best_vs_library <= 0 || emit_pair(em, "best_vs_library", lib)) &&
-           (e->best_tflops <= 0 || emit_pair(em, "best_tflops", tflops)) &&
-           (!e->last_verdict[0] || emit_pair(em, "last_verdict", e->last_verdict)) &&
-           (!e->first_attempt[0] || emit_pair(em, "first_attempt", e->first_attempt)) &&
-           (!e->last_attempt[0] || emit_pair(em, "last_attempt", e->last_attempt)) &&
-           (!e->passed_at[0] || emit_pair(em, "passed_at", e->passed_at)) && emit_mapping(em, false);
+    bool ok = emit_scalar(em, e->id) && emit_mapping(em, true) &&
+              (e->status == ST_NOT_STARTED || emit_pair(em, "status", status_key(e->status))) &&
+              (e->attempts <= 0 || emit_pair(em, "attempts", attempts)) &&
+              (e->hints_seen <= 0 || emit_pair(em, "hints_seen", hints)) &&
+              (e->best_vs_reference <= 0 || emit_pair(em, "best_vs_reference", ref)) &&
+              (e->best_vs_baseline <= 0 || emit_pair(em, "best_vs_baseline", base)) &&
+              (e->best_vs_library <= 0 || emit_pair(em, "best_vs_library", lib)) &&
+              (e->best_tflops <= 0 || emit_pair(em, "best_tflops", tflops)) &&
+              (!e->last_verdict[0] || emit_pair(em, "last_verdict", e->last_verdict)) &&
+              (!e->first_attempt[0] || emit_pair(em, "first_attempt", e->first_attempt)) &&
+              (!e->last_attempt[0] || emit_pair(em, "last_attempt", e->last_attempt)) &&
+              (!e->passed_at[0] || emit_pair(em, "passed_at", e->passed_at));
+    const KeptValues *k = p->kept;
+    for (; ok && k && *next < k->npairs && k->pairs[*next].entry <= i; ++*next)
+        if (k->pairs[*next].entry == i) ok = emit_kept(em, k, &k->pairs[*next]);
+    return ok && emit_mapping(em, false);
 }
 
 int progress_save(const char *path, const Progress *p) {
@@ -375,9 +610,11 @@ int progress_save(const char *path, const Progress *p) {
     yaml_emitter_set_width(&em, -1);  /* a value on one line */
     bool ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&em, &ev) &&
               yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(&em, &ev) &&
-              emit_mapping(&em, true) && emit_pair(&em, "version", version) && emit_scalar(&em, "exercises") &&
-              emit_mapping(&em, true); /* none: "exercises: {}" */
-    for (int i = 0; ok && i < p->count; i++) ok = emit_entry(&em, &p->items[i]);
+              emit_mapping(&em, true) && emit_pair(&em, "version", version);
+    for (int i = 0; ok && p->kept && i < p->kept->npairs; i++) /* the top level's kept pairs */
+        if (p->kept->pairs[i].entry < 0) ok = emit_kept(&em, p->kept, &p->kept->pairs[i]);
+    ok = ok && emit_scalar(&em, "exercises") && emit_mapping(&em, true); /* none: "exercises: {}" */
+    for (int i = 0, next = 0; ok && i < p->count; i++) ok = emit_entry(&em, p, i, &next);
     ok = ok && emit_mapping(&em, false) && emit_mapping(&em, false) && yaml_document_end_event_initialize(&ev, 1) &&
          yaml_emitter_emit(&em, &ev) && yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev);
     int rc = -1;

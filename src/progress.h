@@ -8,7 +8,10 @@
 
 #include "util.h"
 
-enum { PROGRESS_VERSION = 1 };
+enum {
+    PROGRESS_VERSION = 1,
+    PROGRESS_COUNT_MAX = 1000000000, /* attempts and hints_seen: the most the reader takes, where counts stop */
+};
 
 /* In order: a status never goes down (last_verdict says what happened last). */
 typedef enum { ST_NOT_STARTED, ST_ATTEMPTED, ST_COMPILES, ST_CORRECT, ST_PASSED, ST_COUNT } ExStatus;
@@ -26,10 +29,15 @@ typedef struct {
     char first_attempt[40], last_attempt[40], passed_at[40];
 } ExProgress;
 
+/* What the file holds that this gpucourse does not know (a newer one's keys),
+ * kept as read and written back (progress.c). */
+typedef struct KeptValues KeptValues;
+
 typedef struct {
     ExProgress *items;
-    int count;
+    int count, cap;
     char *notice; /* set when the file was damaged and moved aside: tell the user */
+    KeptValues *kept;
 } Progress;
 
 const char *status_name(ExStatus s);  /* "not started", "attempted", ... */
@@ -38,8 +46,11 @@ const char *status_key(ExStatus s);   /* as stored: not_started, attempted, ... 
 /* Missing file: empty progress. Damaged file: moved aside (PATH.damaged-
  * STAMP), notice set, returns 0; when only some entries or values are bad,
  * the rest is loaded and written back, and the notice names what was left
- * out (file:line:col). Returns -1 (error set) only when the file cannot be
- * read, moved aside or written, or is from a newer gpucourse. */
+ * out (file:line:col). A key twice is damage too: at the top level the whole
+ * file's, in an entry that entry's, an exercise listed twice both of its
+ * entries' (which one is right cannot be known). Keys not known here are kept
+ * and written back as read. Returns -1 (error set) only when the file cannot
+ * be read, moved aside or written, or is from a newer gpucourse. */
 int progress_load(const char *path, Progress *p);
 int progress_save(const char *path, const Progress *p);
 void progress_free(Progress *p);
@@ -52,6 +63,9 @@ char *progress_target(const char *path);
 const ExProgress *progress_find(const Progress *p, const char *id);
 /* The entry for id; created when create is true, else NULL when absent. */
 ExProgress *progress_get(Progress *p, const char *id, bool create);
+/* One more attempt, up to PROGRESS_COUNT_MAX: a count past what the reader
+ * takes would get the file set aside as damaged. */
+void progress_add_attempt(ExProgress *e);
 
 /* Locked read-modify-write: loads, calls change(p, ctx), saves. A notice
  * about a damaged file is returned through *notice (malloc'd) if not NULL. */

@@ -127,21 +127,73 @@ void strlist_free(StrList *l) {
     l->count = 0;
 }
 
-char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        error("cannot open '%s': %s", path, strerror(errno));
-        return NULL;
+char *too_large_reason(uintmax_t size, size_t max) {
+    char *limit = max % (1 << 20) ? xprintf("%zu bytes", max) : xprintf("%zu MiB", max >> 20);
+    char *why = size ? xprintf("the file has %ju bytes, more than the limit of %s", size, limit)
+                     : xprintf("the file has more than the limit of %s", limit);
+    free(limit);
+    return why;
+}
+
+/* Opens path to read; O_NONBLOCK so that a pipe with no writer is not waited
+ * on (regular files ignore it). -1 with error set, else the fd and *st. */
+static int open_to_read(const char *path, struct stat *st) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return error("cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fd, st) < 0) {
+        int saved = errno;
+        close(fd);
+        return error("cannot read '%s': %s", path, strerror(saved));
+    }
+    return fd;
+}
+
+/* A read that goes on after EINTR. */
+static ssize_t read_some(int fd, char *buf, size_t size) {
+    ssize_t n;
+    while ((n = read(fd, buf, size)) < 0 && errno == EINTR) continue;
+    return n;
+}
+
+/* Refuses a file larger than max (size 0: not known): NULL, errno EFBIG. */
+static char *refuse_large(const char *path, uintmax_t size, size_t max, size_t *len) {
+    char *why = too_large_reason(size, max);
+    error("cannot read '%s': %s", path, why);
+    free(why);
+    if (len) *len = (size_t)(size < SIZE_MAX ? size : SIZE_MAX);
+    errno = EFBIG;
+    return NULL;
+}
+
+char *read_file(const char *path, size_t *len) { return read_file_max(path, FILE_SIZE_LIMIT, len); }
+
+char *read_file_max(const char *path, size_t max, size_t *len) {
+    if (len) *len = 0;
+    struct stat st;
+    int fd = open_to_read(path, &st);
+    if (fd < 0) return NULL;
+    /* before any read: a sparse 30 GB file costs nothing to look at, everything to read */
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+        close(fd);
+        return refuse_large(path, (uintmax_t)st.st_size, max, len);
     }
     StrBuf sb = {0};
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_add(&sb, chunk, n);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
+    ssize_t n;
+    /* at most max + 1 bytes: a file may grow meanwhile, a device never end */
+    while ((n = read_some(fd, chunk, sb.len + sizeof chunk > max + 1 ? max + 1 - sb.len : sizeof chunk)) > 0) {
+        if (sb.len + (size_t)n > max) {
+            close(fd);
+            sb_free(&sb);
+            return refuse_large(path, 0, max, len);
+        }
+        sb_add(&sb, chunk, (size_t)n);
+    }
+    int saved = errno;
+    close(fd);
+    if (n < 0) {
         sb_free(&sb);
-        error("cannot read '%s'", path);
+        error("cannot read '%s': %s", path, strerror(saved));
         return NULL;
     }
     if (len) *len = sb.len;
@@ -176,30 +228,52 @@ int make_dirs(const char *path) {
     return rc;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len) {
-    char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+/* The temporary file that write_file_atomic and copy_file fill and rename
+ * onto path, created afresh (a stale one of the same name may have another
+ * mode). It gets the mode of the file it replaces, or the umask's for a new
+ * one: a 0600 file is never replaced by a 0644 one. -1 (error set), else the
+ * fd and *tmp (malloc'd). */
+static int open_temp(const char *path, char **tmp) {
+    *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
+    struct stat old;
+    bool replaces = stat(path, &old) == 0;
+    unlink(*tmp);
+    /* owner-only until its mode is set: its contents are never readable wider than the old file's */
+    int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replaces ? 0600 : 0666);
     if (fd < 0) {
-        error("cannot write '%s': %s", tmp, strerror(errno));
-        free(tmp);
+        error("cannot write '%s': %s", *tmp, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
         return -1;
     }
-    size_t done = 0;
-    while (done < len) {
+    if (replaces) (void)fchmod(fd, old.st_mode & 0777); /* best effort: 0600 when it fails */
+    return fd;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+    for (size_t done = 0; done < len;) {
         ssize_t n = write(fd, data + done, len - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
+        if (n <= 0) {
+            if (n == 0) errno = ENOSPC;
+            return -1;
+        }
         done += (size_t)n;
     }
-    int failed = done != len || fsync(fd) < 0;
-    int saved = errno;
-    if (close(fd) < 0) failed = 1;
-    if (failed || rename(tmp, path) < 0) {
-        if (!failed) saved = errno;
+    return 0;
+}
+
+/* Ends open_temp's file: fsync, close and rename onto path. When failed is
+ * set it is removed instead: failed is the write's errno, or -1 when the
+ * caller has said why already. Frees tmp. */
+static int finish_temp(int fd, char *tmp, const char *path, int failed) {
+    if (!failed && fsync(fd) < 0) failed = errno;
+    if (close(fd) < 0 && !failed) failed = errno;
+    if (!failed && rename(tmp, path) < 0) failed = errno;
+    if (failed) {
         unlink(tmp);
-        error("cannot write '%s': %s", path, strerror(saved));
         free(tmp);
-        return -1;
+        return failed < 0 ? -1 : error("cannot write '%s': %s", path, strerror(failed));
     }
     free(tmp);
     /* make the rename itself durable */
@@ -213,13 +287,46 @@ int write_file_atomic(const char *path, const char *data, size_t len) {
     return 0;
 }
 
+int write_file_atomic(const char *path, const char *data, size_t len) {
+    char *tmp;
+    int fd = open_temp(path, &tmp);
+    if (fd < 0) return -1;
+    return finish_temp(fd, tmp, path, write_all(fd, data, len) < 0 ? errno : 0);
+}
+
+/* copy_file's refusal of a file larger than FILE_SIZE_LIMIT (size 0: not known). */
+static int refuse_copy(const char *from, uintmax_t size) {
+    char *why = too_large_reason(size, FILE_SIZE_LIMIT);
+    error("cannot copy '%s': %s", from, why);
+    free(why);
+    return -1;
+}
+
 int copy_file(const char *from, const char *to) {
-    size_t len;
-    char *data = read_file(from, &len);
-    if (!data) return -1;
-    int rc = write_file_atomic(to, data, len);
-    free(data);
-    return rc;
+    struct stat st;
+    int in = open_to_read(from, &st);
+    if (in < 0) return -1;
+    int rc = 0;
+    if (!S_ISREG(st.st_mode)) rc = error("cannot copy '%s': not a regular file", from);
+    else if ((uintmax_t)st.st_size > FILE_SIZE_LIMIT) rc = refuse_copy(from, (uintmax_t)st.st_size); /* nothing written */
+    char *tmp = NULL;
+    int out = rc == 0 ? open_temp(to, &tmp) : -1;
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    /* in chunks: memory stays small whatever the file */
+    char chunk[65536];
+    size_t total = 0;
+    int failed = 0;
+    ssize_t n;
+    while (!failed && (n = read_some(in, chunk, sizeof chunk)) != 0) {
+        if (n < 0) failed = error("cannot read '%s': %s", from, strerror(errno));
+        else if ((total += (size_t)n) > FILE_SIZE_LIMIT) failed = refuse_copy(from, 0); /* it grew */
+        else if (write_all(out, chunk, (size_t)n) < 0) failed = errno;
+    }
+    close(in);
+    return finish_temp(out, tmp, to, failed);
 }
 
 char *path_join(const char *dir, const char *name) {

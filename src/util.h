@@ -52,14 +52,31 @@ void strlist_add_words(StrList *l, const char *text);
 const char **strlist_argv(const StrList *l);
 void strlist_free(StrList *l);
 
-/* Files. read_file returns NULL (error set) when the file cannot be read. */
+/* Files. The most that read_file and copy_file take: far more than any
+ * source, lesson or log, and a bound on what a bad file costs in memory or
+ * disk (a sparse 30 GB file takes no room on disk). */
+enum { FILE_SIZE_LIMIT = 64 << 20 };
+/* The file's contents, NUL-terminated (len: their length without the NUL);
+ * NULL (error set) when the file cannot be read. */
 char *read_file(const char *path, size_t *len);
+/* read_file, or NULL (error set) when the file has more than max bytes:
+ * errno is then EFBIG and *len the size seen (0 when the file has no size, a
+ * pipe or a device, and its read was stopped past max). The size is looked at
+ * before anything is read, and the read stops past max bytes. A pipe with no
+ * writer is read as empty rather than waited on. */
+char *read_file_max(const char *path, size_t max, size_t *len);
+/* Why a file of size bytes (0: not known, only that it went past max) is
+ * refused: "the file has N bytes, more than the limit of 4 MiB" (malloc'd). */
+char *too_large_reason(uintmax_t size, size_t max);
 bool file_exists(const char *path);
 bool dir_exists(const char *path);
 int make_dirs(const char *path); /* mkdir -p */
 /* Writes through a temporary file, fsync and rename: readers see the old
- * contents or the new, never half. */
+ * contents or the new, never half. A file replaced keeps its mode; a new one
+ * gets the umask's. */
 int write_file_atomic(const char *path, const char *data, size_t len);
+/* write_file_atomic of from's contents, read in chunks (FILE_SIZE_LIMIT at
+ * most: a larger file is refused before anything is written). */
 int copy_file(const char *from, const char *to);
 char *path_join(const char *dir, const char *name);
 char *path_dirname(const char *path);

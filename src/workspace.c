@@ -122,10 +122,13 @@ int workspace_reset(const Course *c, const Workspace *w, const Exercise *e, char
     char *mine = workspace_exercise_path(w, e);
     char *stub = course_stub_path(c, e);
     int rc = 0;
-    if (file_exists(mine)) {
+    struct stat st;
+    if (stat(mine, &st) == 0 && S_ISREG(st.st_mode)) {
         char *prefix = xprintf("%s/%s.", w->backups, e->file);
         char *target = make_dirs(w->backups) == 0 ? create_stamped_file(prefix) : NULL;
-        rc = target ? copy_file(mine, target) : -1; /* onto the name just taken */
+        /* the student's mode, set while it is still empty: a 0600 file is not backed up readable by others */
+        if (target && chmod(target, st.st_mode & 0777) < 0) rc = error("cannot write '%s': %s", target, strerror(errno));
+        if (rc == 0) rc = target ? copy_file(mine, target) : -1; /* onto the name just taken; copy_file keeps its mode */
         if (rc == 0) {
             *backup = target;
         } else if (target) {

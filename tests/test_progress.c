@@ -2,6 +2,7 @@
  * the workspace: reset's backups, stale temporary files. */
 #include "test_util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -124,8 +125,7 @@ static void test_newer_version_is_left_alone(void **state) {
 }
 
 static void add_attempt(Progress *p, void *ctx) {
-    ExProgress *e = progress_get(p, ctx, true);
-    e->attempts++;
+    progress_add_attempt(progress_get(p, ctx, true));
 }
 
 /* Eight processes each record 25 attempts at once: none is lost. */
@@ -516,6 +516,255 @@ static void test_open_removes_stale_temps(void **state) {
     tmpdir_remove(dir);
 }
 
+/* ------------------------------------------------------------ file sizes and modes */
+
+/* The size is looked at before a byte is read, and a read without a size
+ * (a device, a pipe) stops past the limit. */
+static void test_read_file_max(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "f");
+    put_file(dir, "f", "12345678");
+    size_t len = 99;
+    char *text = read_file_max(path, 8, &len);
+    assert_non_null(text);
+    assert_int_equal(len, 8);
+    free(text);
+    errno = 0;
+    assert_null(read_file_max(path, 7, &len));
+    assert_int_equal(errno, EFBIG);
+    assert_int_equal(len, 8);
+    char *want = xprintf("cannot read '%s': the file has 8 bytes, more than the limit of 7 bytes", path);
+    assert_string_equal(last_error(), want);
+    free(want);
+    /* sparse: 30 GB that take no room, never read */
+    assert_int_equal(truncate(path, 30ll << 30), 0);
+    assert_null(read_file(path, &len));
+    assert_int_equal(errno, EFBIG);
+    assert_true(len == (size_t)30 << 30);
+    assert_non_null(strstr(last_error(), "the file has 32212254720 bytes, more than the limit of 64 MiB"));
+    /* no size, no end */
+    assert_null(read_file_max("/dev/zero", 4 << 20, &len));
+    assert_int_equal(errno, EFBIG);
+    assert_int_equal(len, 0);
+    assert_string_equal(last_error(), "cannot read '/dev/zero': the file has more than the limit of 4 MiB");
+    /* a pipe with no writer is not waited on */
+    char *fifo = path_join(dir, "fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    text = read_file(fifo, &len);
+    assert_non_null(text);
+    assert_int_equal(len, 0);
+    free(text);
+    free(fifo);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+static unsigned mode_of(const char *path) {
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+/* A rewritten file keeps its mode (also when a stale temp file of another
+ * mode is in the way); a new one gets the umask's. */
+static void test_write_keeps_mode(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml"), *stale = xprintf("%s.tmp.%ld", path, (long)getpid());
+    mode_t old_umask = umask(022);
+    assert_int_equal(write_file_atomic(path, "a", 1), 0);
+    assert_int_equal(mode_of(path), 0644);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(write_file_atomic(stale, "", 0), 0);
+    assert_int_equal(chmod(stale, 0666), 0);
+    assert_int_equal(write_file_atomic(path, "b", 1), 0);
+    assert_int_equal(mode_of(path), 0600);
+    Progress p = {0};
+    progress_get(&p, "ex01", true)->attempts = 1;
+    assert_int_equal(progress_save(path, &p), 0);
+    assert_int_equal(mode_of(path), 0600);
+    assert_int_equal(chmod(path, 0664), 0); /* wider than the umask allows a new file: kept too */
+    assert_int_equal(progress_save(path, &p), 0);
+    assert_int_equal(mode_of(path), 0664);
+    progress_free(&p);
+    /* copy_file: onto a file, its mode; a new file, the umask's */
+    char *from = path_join(dir, "from"), *onto = path_join(dir, "onto"), *fresh = path_join(dir, "fresh");
+    put_file(dir, "from", "mine\n");
+    put_file(dir, "onto", "old\n");
+    assert_int_equal(chmod(from, 0444), 0);
+    assert_int_equal(chmod(onto, 0600), 0);
+    assert_int_equal(copy_file(from, onto), 0);
+    assert_int_equal(mode_of(onto), 0600);
+    umask(077);
+    assert_int_equal(copy_file(from, fresh), 0);
+    assert_int_equal(mode_of(fresh), 0600);
+    char *copied = read_file(fresh, NULL);
+    assert_string_equal(copied, "mine\n");
+    free(copied);
+    umask(old_umask);
+    free(fresh);
+    free(onto);
+    free(from);
+    free(stale);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* ------------------------------------------------------------ repeated and unknown keys, counts */
+
+/* An exercise listed twice: neither is taken (which is right cannot be
+ * known), the others are, and the file is kept aside as read. */
+static void test_repeated_exercise(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    put_file(dir, "progress.yaml", "version: 1\nexercises:\n  ex01: {status: passed, passed_at: x}\n"
+                                   "  ex02: {status: compiles}\n  ex01: {status: attempted}\n  ex01: {}\n");
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_int_equal(p.count, 1);
+    assert_int_equal(progress_get(&p, "ex02", false)->status, ST_COMPILES);
+    assert_non_null(p.notice);
+    char *second = xprintf("%s:5:3: 'ex01' is listed twice (first at 3:3)", path);
+    char *third = xprintf("%s:6:3: 'ex01' is listed twice (first at 3:3)", path);
+    if (!strstr(p.notice, second) || !strstr(p.notice, third)) fprintf(stderr, "notice: %s\n", p.notice);
+    assert_non_null(strstr(p.notice, second));
+    assert_non_null(strstr(p.notice, third));
+    assert_non_null(strstr(p.notice, ".damaged-"));
+    progress_free(&p);
+    /* what was written back reads clean */
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_null(p.notice);
+    assert_int_equal(p.count, 1);
+    progress_free(&p);
+    free(third);
+    free(second);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* A key twice in an entry: that entry is left out, the others kept. */
+static void test_repeated_entry_key(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    put_file(dir, "progress.yaml", "version: 1\nexercises:\n  ex01:\n    attempts: 2\n    attempts: 3\n"
+                                   "  ex02: {attempts: 1, extra: 1, extra: 2}\n  ex03: {attempts: 4}\n");
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_int_equal(p.count, 1);
+    assert_int_equal(progress_get(&p, "ex03", false)->attempts, 4);
+    char *first = xprintf("%s:5:5: 'attempts' is listed twice in 'ex01' (first at 4:5)", path);
+    if (!strstr(p.notice, first)) fprintf(stderr, "notice: %s\n", p.notice);
+    assert_non_null(strstr(p.notice, first));
+    assert_non_null(strstr(p.notice, "'extra' is listed twice in 'ex02'"));
+    free(first);
+    progress_free(&p);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* A top-level key twice: the file as a whole cannot be trusted. */
+static void test_repeated_top_key(void **state) {
+    (void)state;
+    check_damaged("version: 1\nexercises: {ex01: {status: passed}}\nexercises: {}\n",
+                  "3:1: 'exercises' is listed twice (first at 2:1)");
+}
+
+/* Keys this gpucourse does not know, at the top and in entries, nested,
+ * quoted and tagged, come back from a rewrite as they were read. */
+static void test_unknown_keys_kept(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    put_file(dir, "progress.yaml", "version: 1\n"
+                                   "badges: [fast, {gold: 2}]\n"
+                                   "exercises:\n"
+                                   "  ex01:\n"
+                                   "    attempts: 1\n"
+                                   "    streak: \"7\"\n"
+                                   "    seen: !!float 2\n"
+                                   "    nested: {a: [1, 2], b: {c: d}}\n"
+                                   "  ex02: {}\n"
+                                   "  ex03: {later: yes}\n"
+                                   "theme: &t dark\n"
+                                   "again: *t\n");
+    assert_int_equal(progress_update(path, add_attempt, "ex02", NULL), 0);
+    char *text = read_file(path, NULL);
+    const char *want = "version: 1\n"
+                       "badges: [fast, {gold: 2}]\n"
+                       "theme: dark\n"
+                       "again: dark\n"
+                       "exercises:\n"
+                       "  ex01:\n"
+                       "    attempts: 1\n"
+                       "    streak: \"7\"\n"
+                       "    seen: !!float 2\n"
+                       "    nested: {a: [1, 2], b: {c: d}}\n"
+                       "  ex02:\n"
+                       "    attempts: 1\n"
+                       "  ex03:\n"
+                       "    later: yes\n";
+    if (!strstr(text, want)) fprintf(stderr, "written:\n%s", text);
+    assert_non_null(strstr(text, want));
+    free(text);
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_null(p.notice);
+    assert_int_equal(p.count, 3);
+    progress_free(&p);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* Attempts at the most the reader takes stay there: the file stays valid. */
+static void test_attempts_saturate(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    char *text = xprintf("version: 1\nexercises:\n  ex01: {attempts: %d}\n", PROGRESS_COUNT_MAX);
+    put_file(dir, "progress.yaml", text);
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), 0);
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), 0);
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    assert_null(p.notice);
+    assert_int_equal(progress_get(&p, "ex01", false)->attempts, PROGRESS_COUNT_MAX);
+    progress_free(&p);
+    free(text);
+    free(path);
+    tmpdir_remove(dir);
+}
+
+/* 49,000 entries: read in linear time, and written back as cheaply as they
+ * were read (so that the YAML guard's limits take the file again). */
+static void test_many_entries(void **state) {
+    (void)state;
+    enum { N = 49000 };
+    char *dir = tmpdir_new();
+    char *path = path_join(dir, "progress.yaml");
+    StrBuf sb = {0};
+    sb_puts(&sb, "version: 1\nexercises:\n");
+    for (int i = 0; i < N; i++) sb_printf(&sb, "  x%d: {}\n", i);
+    put_file(dir, "progress.yaml", sb.buf);
+    double start = now_seconds();
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), 0);
+    Progress p;
+    assert_int_equal(progress_load(path, &p), 0);
+    double took = now_seconds() - start;
+    assert_null(p.notice);
+    assert_int_equal(p.count, N + 1);
+    assert_int_equal(progress_get(&p, "ex01", false)->attempts, 1);
+    assert_non_null(progress_get(&p, "x48999", false));
+    if (took > 2) fprintf(stderr, "two loads and a save of %d entries took %.1f s\n", N, took);
+    assert_true(took < 2); /* quadratic: 5 s and more */
+    progress_free(&p);
+    sb_free(&sb);
+    free(path);
+    tmpdir_remove(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_file_is_empty), cmocka_unit_test(test_round_trip),
@@ -525,7 +774,11 @@ int main(void) {
         cmocka_unit_test(test_round_trip_awkward_values), cmocka_unit_test(test_bad_value_keeps_the_rest),
         cmocka_unit_test(test_damaged_too_deep),      cmocka_unit_test(test_save_through_symlink),
         cmocka_unit_test(test_reset_backups_concurrent), cmocka_unit_test(test_reset_backup_name_taken),
-        cmocka_unit_test(test_open_removes_stale_temps),
+        cmocka_unit_test(test_open_removes_stale_temps), cmocka_unit_test(test_read_file_max),
+        cmocka_unit_test(test_write_keeps_mode), cmocka_unit_test(test_repeated_exercise),
+        cmocka_unit_test(test_repeated_entry_key), cmocka_unit_test(test_repeated_top_key),
+        cmocka_unit_test(test_unknown_keys_kept), cmocka_unit_test(test_attempts_saturate),
+        cmocka_unit_test(test_many_entries),
     };
     return cmocka_run_group_tests_name("progress", tests, NULL, NULL);
 }
