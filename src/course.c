@@ -20,24 +20,32 @@ typedef struct {
     yaml_document_t doc;
     StrList *problems;
     const char *breadcrumb; /* "in exercise 'ex03'" or NULL */
+    int shown;             /* problems said of this file, up to MAX_FILE_PROBLEMS */
+    size_t more;           /* and those past it, counted for yaml_close to say */
+    yaml_mark_t more_at;   /* the first of them */
 } Yaml;
+
+/* "file:line:col: msg (breadcrumb)", malloc'd; libyaml's marks are 0-based. */
+static char *located(const Yaml *y, const yaml_node_t *n, const char *msg) {
+    size_t line = n ? n->start_mark.line + 1 : 1, col = n ? n->start_mark.column + 1 : 1;
+    if (y->breadcrumb) return xprintf("%s:%zu:%zu: %s (%s)", y->file, line, col, msg, y->breadcrumb);
+    return xprintf("%s:%zu:%zu: %s", y->file, line, col, msg);
+}
 
 static void problem_at(Yaml *y, const yaml_node_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 static void problem_at(Yaml *y, const yaml_node_t *n, const char *fmt, ...) {
+    if (y->shown == MAX_FILE_PROBLEMS) {
+        if (y->more++ == 0 && n) y->more_at = n->start_mark;
+        return;
+    }
+    y->shown++;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    char *line;
-    /* libyaml marks are 0-based */
-    if (y->breadcrumb)
-        line = xprintf("%s:%zu:%zu: %s (%s)", y->file, n ? n->start_mark.line + 1 : 1,
-                       n ? n->start_mark.column + 1 : 1, msg, y->breadcrumb);
-    else
-        line = xprintf("%s:%zu:%zu: %s", y->file, n ? n->start_mark.line + 1 : 1,
-                       n ? n->start_mark.column + 1 : 1, msg);
+    char *line = located(y, n, msg);
     strlist_add(y->problems, line);
     free(line);
 }
@@ -87,7 +95,18 @@ static bool yaml_open(Yaml *y, const char *path, const char *shown, StrList *pro
     return ok;
 }
 
-static void yaml_close(Yaml *y) { yaml_document_delete(&y->doc); }
+/* Frees the document, and says how many problems were past the limit. */
+static void yaml_close(Yaml *y) {
+    if (y->more) {
+        char *line = xprintf("%s:%zu:%zu: ... and %zu more problem%s in this file", y->file, y->more_at.line + 1,
+                             y->more_at.column + 1, y->more, y->more == 1 ? "" : "s");
+        strlist_add(y->problems, line);
+        free(line);
+    }
+    yaml_document_delete(&y->doc);
+}
+
+static long exercise_number(const char *key);
 
 static yaml_node_t *node_at(Yaml *y, int index) { return yaml_document_get_node(&y->doc, index); }
 
@@ -153,15 +172,21 @@ static char *get_string(Yaml *y, yaml_node_t *map, const char *key, bool require
 }
 
 /* An optional one-line text of 1 to `max` characters (NULL when absent or
- * not valid). */
+ * not valid): it is said inside a sentence. The final newline of a block
+ * scalar (`>`, `|`) is no second line. */
 static char *get_short_text(Yaml *y, yaml_node_t *map, const char *key, int max) {
     char *s = get_string(y, map, key, false);
-    if (s && (!*s || strlen(s) > (size_t)max)) {
-        problem_at(y, map_get(y, map, key), "'%s' must be 1 to %d characters, not %zu", key, max, strlen(s));
-        free(s);
-        s = NULL;
+    size_t len = s ? strlen(s) : 0;
+    while (len && s[len - 1] == '\n') s[--len] = '\0';
+    if (s && (!len || len > (size_t)max)) {
+        problem_at(y, map_get(y, map, key), "'%s' must be 1 to %d characters, not %zu", key, max, len);
+    } else if (s && strpbrk(s, "\r\n")) {
+        problem_at(y, map_get(y, map, key), "'%s' must be one line", key);
+    } else {
+        return s;
     }
-    return s;
+    free(s);
+    return NULL;
 }
 
 /* A number in [lo, hi]; `fallback` when absent and not required. */
@@ -342,6 +367,35 @@ static char *kind_library(const char *kind_file) {
 }
 
 static bool is_name(const char *s) { return course_plain_name(s, "_"); }
+
+/* Whether path, a file that exists, is inside the course directory once
+ * links are followed: a course names its files relative to itself, and no
+ * link in it may take the app (or the compiler) to a file elsewhere. */
+static bool inside_course(const Course *c, const char *path) {
+    if (!c->real_root) return true; /* no course.yaml to read: said there */
+    char *real = realpath(path, NULL);
+    size_t n = strlen(c->real_root);
+    bool inside = real && !strncmp(real, c->real_root, n) && (real[n] == '/' || n == 1);
+    free(real);
+    return inside;
+}
+
+/* Whether rel, relative to a directory `depth` levels below the course's,
+ * stays inside the course as written ("../shared/intro.md" from a chapter
+ * does; an absolute path does not). Links are inside_course's. */
+static bool stays_inside(const char *rel, int depth) {
+    if (rel[0] == '/') return false;
+    for (const char *p = rel; *p; p += *p == '/') {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && !strncmp(p, "..", 2)) {
+            if (--depth < 0) return false;
+        } else if (n && !(n == 1 && *p == '.')) {
+            depth++;
+        }
+        p += n;
+    }
+    return true;
+}
 
 /* Whether w is one of the space-separated words. */
 static bool has_word(const char *words, const char *w) {
@@ -540,19 +594,88 @@ static void parse_diagnose(Yaml *y, yaml_node_t *n, const StrList *sections, con
     }
 }
 
-/* ladder: ids of earlier exercises, each once. */
-static void parse_ladder(Course *c, Yaml *y, yaml_node_t *n, Exercise *e) {
+/* ladder: ids of earlier exercises, each once. Ids follow course order
+ * (checked where they are), so an earlier id is that of a number below e's.
+ * Each entry is looked at once: a repeated one is one problem with its
+ * count, found through a hash table of the entries, so that n copies are
+ * neither n(n-1)/2 problems nor as many comparisons. check_order: false when
+ * the exercises' numbers are not known (an earlier chapter failed). */
+static void parse_ladder(Yaml *y, yaml_node_t *n, Exercise *e, bool check_order) {
     get_string_list(y, n, "ladder", false, &e->ladder);
     yaml_node_t *list = map_get(y, n, "ladder");
-    for (int i = 0; i < e->ladder.count; i++) {
-        const char *id = e->ladder.items[i];
-        bool earlier = false;
-        for (int k = 0; k < e->index && !earlier; k++) earlier = c->exercises[k].id && !strcmp(c->exercises[k].id, id);
-        if (!earlier)
-            problem_at(y, list, "ladder entry '%s' is not an earlier exercise's id (ex01 to ex%02d)", id, e->index);
-        for (int k = 0; k < i; k++)
-            if (!strcmp(e->ladder.items[k], id)) problem_at(y, list, "ladder entry '%s' is given twice", id);
+    char **items = e->ladder.items;
+    int count = e->ladder.count;
+    size_t size = 2 * (size_t)count + 1;
+    int *first = xmalloc(size * sizeof *first); /* a slot per distinct entry: its first index, or -1 */
+    int *copies = xcalloc((size_t)count, sizeof *copies); /* by an entry's first index; 0 for a repeat */
+    for (size_t h = 0; h < size; h++) first[h] = -1;
+    for (int i = 0; i < count; i++) {
+        size_t h = hash_str(HASH_INIT, items[i]) % size;
+        while (first[h] >= 0 && strcmp(items[first[h]], items[i])) h = (h + 1) % size;
+        if (first[h] < 0) first[h] = i;
+        copies[first[h]]++;
     }
+    for (int i = 0; i < count; i++) {
+        if (!copies[i]) continue; /* a repeat, said with its first */
+        char expected[32];
+        long number = exercise_number(items[i]);
+        snprintf(expected, sizeof expected, "ex%02ld", number);
+        bool earlier = number >= 1 && number <= e->index && !strcmp(items[i], expected);
+        if (check_order && !earlier)
+            problem_at(y, list, "ladder entry '%s' is not an earlier exercise's id (ex01 to ex%02d)", items[i],
+                       e->index);
+        if (copies[i] == 2) problem_at(y, list, "ladder entry '%s' is given twice", items[i]);
+        if (copies[i] > 2) problem_at(y, list, "ladder entry '%s' is given %d times", items[i], copies[i]);
+    }
+    free(first);
+    free(copies);
+}
+
+/* Whether text has a line that starts "TODO:", as the summary, the task and
+ * the hint that gpucourse new writes have until the instructor writes them.
+ * A task may speak of the stub's TODOs ("the TODO 1 in the kernel"). */
+static bool has_placeholder(const char *text) {
+    for (const char *line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (!strncmp(line + strspn(line, " \t"), "TODO:", 5)) return true;
+    return false;
+}
+
+/* Adds name to what when the text of v is a placeholder; *at: the first. */
+static void note_placeholder(const yaml_node_t *v, const char *name, StrList *what, const yaml_node_t **at) {
+    if (!scalar(v) || !has_placeholder(scalar(v))) return;
+    strlist_add(what, name);
+    if (!*at) *at = v;
+}
+
+/* e->placeholders: one problem naming what of e is still a placeholder, at
+ * the first of them. */
+static void find_placeholders(Yaml *y, yaml_node_t *n, Exercise *e) {
+    StrList what = {0};
+    const yaml_node_t *at = NULL;
+    note_placeholder(map_get(y, n, "summary"), "the summary", &what, &at);
+    note_placeholder(map_get(y, n, "task"), "the task", &what, &at);
+    yaml_node_t *hints = map_get(y, n, "hints");
+    if (hints && hints->type == YAML_SEQUENCE_NODE)
+        for (yaml_node_item_t *it = hints->data.sequence.items.start; it < hints->data.sequence.items.top; it++) {
+            char name[32];
+            snprintf(name, sizeof name, "hint %d", (int)(it - hints->data.sequence.items.start) + 1);
+            note_placeholder(node_at(y, *it), name, &what, &at);
+        }
+    if (!what.count) return;
+    StrBuf msg = {0};
+    for (int k = 0; k < what.count; k++)
+        sb_printf(&msg, "%s%s", k == 0 ? "" : k + 1 < what.count ? ", " : " and ", what.items[k]);
+    bool one = what.count == 1;
+    sb_printf(&msg, " %s still gpucourse new's placeholder%s (a line that starts TODO:): write %s", one ? "is" : "are",
+              one ? "" : "s", one ? "it" : "them");
+    e->placeholders = located(y, at, msg.buf);
+    sb_free(&msg);
+    strlist_free(&what);
+}
+
+void course_check_content(const Course *c, StrList *problems) {
+    for (int i = 0; i < c->nexercises; i++)
+        if (c->exercises[i].placeholders) strlist_add(problems, c->exercises[i].placeholders);
 }
 
 /* check_order: false when an earlier chapter could not be read, so that this
@@ -600,13 +723,16 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
         if (strchr(e->file, '/') || len < 4 || strcmp(e->file + len - 3, ".cu")) {
             problem_at(y, map_get(y, n, "file"), "file '%s' must be a plain .cu file name", e->file);
         } else {
-            char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
-            if (!file_exists(stub))
-                problem_at(y, map_get(y, n, "file"), "missing file: exercises/%s (the stub)", e->file);
-            if (!file_exists(sol))
-                problem_at(y, map_get(y, n, "file"), "missing file: solutions/%s (the reference)", e->file);
-            free(stub);
-            free(sol);
+            char *paths[] = {course_stub_path(c, e), course_solution_path(c, e)};
+            static const char *const dirs[] = {"exercises", "solutions"}, *const what[] = {"the stub", "the reference"};
+            for (int k = 0; k < 2; k++) {
+                if (!file_exists(paths[k]))
+                    problem_at(y, map_get(y, n, "file"), "missing file: %s/%s (%s)", dirs[k], e->file, what[k]);
+                else if (!inside_course(c, paths[k]))
+                    problem_at(y, map_get(y, n, "file"), "%s/%s (%s) leads outside the course directory (through a link)",
+                               dirs[k], e->file, what[k]);
+                free(paths[k]);
+            }
         }
     }
     e->summary = get_string(y, n, "summary", false);
@@ -635,6 +761,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     e->timeout_s = (int)get_number(y, n, "timeout", false, 60, 1, 600);
     e->timeout_hint = get_short_text(y, n, "timeout_hint", MAX_TIMEOUT_HINT);
     get_string_list(y, n, "hints", true, &e->hints);
+    find_placeholders(y, n, e);
     get_string_list(y, n, "required_sass", false, &e->required_sass);
     get_string_list(y, n, "forbidden_sass", false, &e->forbidden_sass);
     check_sass_patterns(y, n, "required_sass", &e->required_sass);
@@ -642,7 +769,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     parse_evidence(y, n, e);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
     parse_libraries(y, n, &e->forbidden_libraries);
-    parse_ladder(c, y, n, e);
+    parse_ladder(y, n, e, check_order);
     parse_diagnose(y, n, sections, lesson, e->chapter, e->diagnose, &e->ndiagnose);
     y->breadcrumb = NULL;
 }
@@ -668,11 +795,23 @@ static bool parse_chapter(Course *c, const char *dir, int number, bool check_ord
     ch->title = get_string(&y, root, "title", true);
     char *lesson = get_string(&y, root, "lesson", true);
     if (lesson) {
+        yaml_node_t *ln = map_get(&y, root, "lesson");
         char *lrel = xprintf("course/%s/%s", dir, lesson);
-        ch->lesson_path = path_join(c->root, lrel);
-        if (!file_exists(ch->lesson_path))
-            problem_at(&y, map_get(&y, root, "lesson"), "missing file: %s", lrel);
-        else lesson_sections(ch->lesson_path, &sections);
+        char *lpath = path_join(c->root, lrel);
+        if (lesson[0] == '/')
+            problem_at(&y, ln, "lesson '%s' must be a path relative to chapter.yaml, not an absolute one", lesson);
+        else if (!stays_inside(lesson, 2)) /* course/DIR/ */
+            problem_at(&y, ln, "lesson '%s' leads outside the course directory", lesson);
+        else if (!file_exists(lpath))
+            problem_at(&y, ln, "missing file: %s", lrel);
+        else if (!inside_course(c, lpath))
+            problem_at(&y, ln, "lesson '%s' leads outside the course directory (through a link)", lesson);
+        else {
+            ch->lesson_path = lpath;
+            lpath = NULL;
+            lesson_sections(ch->lesson_path, &sections);
+        }
+        free(lpath);
         lesson_rel = lrel;
         free(lesson);
     }
@@ -713,11 +852,15 @@ static const char *unique_field(const Exercise *e, int f) { return f == 0 ? e->i
 
 /* Ids, names and files must be unique across the whole course. Each repeat is
  * reported once, against the first, found through a hash table of exercise
- * indices: linear however many exercises a chapter lists. */
+ * indices: linear however many exercises a chapter lists. At most
+ * MAX_FILE_PROBLEMS of them per chapter file, then how many more. */
 static void check_unique(Course *c, StrList *problems) {
     size_t size = 2 * (size_t)c->nexercises + 1;
     int *tables = xmalloc(3 * size * sizeof *tables); /* one per field */
     for (size_t h = 0; h < 3 * size; h++) tables[h] = -1;
+    int *shown = xcalloc((size_t)c->nchapters + 1, sizeof *shown);
+    size_t *more = xcalloc((size_t)c->nchapters + 1, sizeof *more);
+    const char **more_at = xcalloc((size_t)c->nchapters + 1, sizeof *more_at); /* the first past the limit */
     for (int i = 0; i < c->nexercises; i++) {
         Exercise *b = &c->exercises[i];
         for (int f = 0; f < 3; f++) {
@@ -730,6 +873,11 @@ static void check_unique(Course *c, StrList *problems) {
                 first[h] = i;
                 continue;
             }
+            if (shown[b->chapter] == MAX_FILE_PROBLEMS) {
+                if (more[b->chapter]++ == 0) more_at[b->chapter] = b->where;
+                continue;
+            }
+            shown[b->chapter]++;
             Exercise *a = &c->exercises[first[h]];
             char *m = f == 2 ? xprintf("%s: file '%s' is already used by %s", b->where, s, a->where)
                              : xprintf("%s: duplicate %s '%s' (first at %s)", b->where, f ? "name" : "id", s, a->where);
@@ -737,6 +885,15 @@ static void check_unique(Course *c, StrList *problems) {
             free(m);
         }
     }
+    for (int k = 0; k < c->nchapters; k++) {
+        if (!more[k]) continue;
+        char *m = xprintf("%s: ... and %zu more ids, names or files used twice in this file", more_at[k], more[k]);
+        strlist_add(problems, m);
+        free(m);
+    }
+    free(more_at);
+    free(more);
+    free(shown);
     free(tables);
 }
 
@@ -745,6 +902,7 @@ Course *course_load(const char *root, StrList *problems) {
     int before = problems->count;
     Course *c = xcalloc(1, sizeof *c);
     c->root = xstrdup(root);
+    c->real_root = realpath(root, NULL);
     c->harness_dir = course_harness_dir(root);
     char *path = path_join(root, "course/course.yaml");
     Yaml y;
@@ -771,13 +929,16 @@ Course *course_load(const char *root, StrList *problems) {
                         if (!strcmp(c->chapters[j].dir, dir)) first = j;
                     char *cy = dir ? xprintf("%s/course/%s/chapter.yaml", root, dir) : NULL;
                     bool read = false;
-                    if (!dir || strchr(dir, '/') || !*dir)
+                    if (!dir || strchr(dir, '/') || !*dir || !strcmp(dir, ".") || !strcmp(dir, ".."))
                         problem_at(&y, cn, "a chapter is named by its directory under course/");
                     else if (first >= 0)
                         problem_at(&y, cn, "chapter '%s' is listed twice (first at %s:%zu:%zu)", dir, y.file,
                                    marks[first].line + 1, marks[first].column + 1);
                     else if (!file_exists(cy))
                         problem_at(&y, cn, "missing file: course/%s/chapter.yaml", dir);
+                    else if (!inside_course(c, cy))
+                        problem_at(&y, cn, "course/%s/chapter.yaml leads outside the course directory (through a link)",
+                                   dir);
                     else {
                         marks[c->nchapters] = cn->start_mark;
                         read = parse_chapter(c, dir, c->nchapters++, in_order, problems);
@@ -857,6 +1018,7 @@ static void exercise_free(Exercise *e) {
     free(e->timeout_hint);
     free(e->floors_why);
     free(e->library);
+    free(e->placeholders);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_sass);
@@ -879,6 +1041,7 @@ void course_free(Course *c) {
     free(c->chapters);
     free(c->title);
     free(c->root);
+    free(c->real_root);
     free(c->harness_dir);
     free(c);
 }

@@ -91,6 +91,9 @@ typedef struct Exercise {
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */
     StrList forbidden_libraries; /* names from course_libraries it must not use (default: all) */
     StrList ladder;            /* ids of earlier exercises whose best results its card lists, as rungs below it */
+    char *placeholders;        /* "file:line:col: ..." when its summary, task or hints still have a line that
+                                * starts TODO:, as gpucourse new writes them; else NULL. check-course's
+                                * problem, not the loader's: a draft can be tried */
     DiagnoseRule diagnose[MAX_DIAGNOSE]; /* its own `diagnose:` entries, then its chapter's */
     int ndiagnose;
     int chapter;               /* index into Course.chapters */
@@ -107,6 +110,7 @@ typedef struct {
 
 typedef struct {
     char *root;                /* the directory that holds course/, exercises/, ... */
+    char *real_root;           /* root with links resolved: every file the course names is inside it */
     char *harness_dir;         /* the shared harness (main.cu, harness.h): see course_harness_dir */
     char *title;
     Chapter *chapters;
@@ -119,9 +123,20 @@ typedef struct {
  * cublas, cudnn, cub, thrust, cutlass. grader/libscan.c has a rule for each. */
 extern const char *const course_libraries[];
 
+/* At most this many problems are said of one file, then one more line: "...
+ * and N more problems in this file" (a file of 4 MiB could say millions). */
+enum { MAX_FILE_PROBLEMS = 100 };
+
 /* Loads and validates the course under root. Returns NULL when anything is
- * wrong; every problem found is appended to problems (one line each). */
+ * wrong; every problem found is appended to problems (one line each). The
+ * files it names (lessons, stubs, references, chapters) must be inside root,
+ * also once links are followed. */
 Course *course_load(const char *root, StrList *problems);
+
+/* check-course's look at what a loaded course says, beyond what loading
+ * needs: each exercise whose summary, task or hints are still gpucourse
+ * new's TODO: placeholders appends its problem (Exercise.placeholders). */
+void course_check_content(const Course *c, StrList *problems);
 void course_free(Course *c);
 
 /* The exercise a person means: its id (ex07) or name (vector_add) in any

@@ -662,6 +662,11 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
     if (!root) return fail_setup();
     StrList problems = {0};
     Course *c = course_load(root, &problems);
+    if (c && !o->calibrate) course_check_content(c, &problems); /* a draft loads; check-course wants it done */
+    if (c && problems.count) {
+        course_free(c);
+        c = NULL;
+    }
     if (!c) {
         if (text) {
             for (int i = 0; i < problems.count; i++) printf("%s\n", problems.items[i]);

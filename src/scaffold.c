@@ -2,6 +2,7 @@
 #include "scaffold.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,28 @@ static char *title_from(const char *name) {
     return t;
 }
 
-/* A YAML double-quoted scalar: any title reads back as written. */
+/* A title is one line of text, said in lists, in the stub's first comment
+ * and in the lesson's heading: not blank, valid UTF-8, no control
+ * characters (a newline would end the comment; YAML's reader refuses DEL,
+ * the C1 controls and U+FFFE/U+FFFF) nor line separators. -1 with error
+ * set; the title itself is not repeated (it may hold escapes). */
+static int check_title(const char *title) {
+    if (!title[strspn(title, " ")]) return error("a title must not be empty or blank");
+    for (size_t i = 0, len = strlen(title), n; i < len; i += n) {
+        long cp = utf8_decode(title + i, len - i, &n);
+        if (cp < 0) return error("a title must be UTF-8 text: byte %zu is not", i + 1);
+        if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0xfffe || cp == 0xffff)
+            return error("a title is one line of text without control characters: U+%04lX at byte %zu", cp, i + 1);
+    }
+    return 0;
+}
+
+/* A YAML double-quoted scalar: any title check_title takes reads back as
+ * written (its " and \ escaped). */
 static void yaml_quoted(StrBuf *sb, const char *s) {
     sb_puts(sb, "\"");
     for (; *s; s++) {
         if (*s == '"' || *s == '\\') sb_printf(sb, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) sb_printf(sb, "\\x%02x", (unsigned char)*s);
         else sb_add(sb, s, 1);
     }
     sb_puts(sb, "\"");
@@ -114,11 +131,9 @@ static int read_outline(const char *root, CourseOutline *o) {
 }
 
 int scaffold_course(const char *dir, const char *title, StrList *made) {
+    if (!*dir) return error("new course needs a directory's name (an empty one would be the current directory: give '.')");
+    if (title && check_title(title) < 0) return -1;
     if (refuse_existing(dir, "course/course.yaml") < 0) return -1;
-    StrBuf sb = {0};
-    sb_puts(&sb, "# The course: chapters in order, each a directory under course/ with a\n"
-                 "# chapter.yaml (docs/authoring.md). Add one: gpucourse new chapter NAME\n"
-                 "title: ");
     char *base = NULL;
     if (!title) { /* from the directory's name */
         char *trimmed = xstrdup(dir);
@@ -126,7 +141,18 @@ int scaffold_course(const char *dir, const char *title, StrList *made) {
         const char *slash = strrchr(trimmed, '/');
         base = title_from(slash ? slash + 1 : trimmed);
         free(trimmed);
+        if (check_title(base) < 0) {
+            char *why = xstrdup(last_error());
+            error("%s (made from the directory's name): give one with --title", why);
+            free(why);
+            free(base);
+            return -1;
+        }
     }
+    StrBuf sb = {0};
+    sb_puts(&sb, "# The course: chapters in order, each a directory under course/ with a\n"
+                 "# chapter.yaml (docs/authoring.md). Add one: gpucourse new chapter NAME\n"
+                 "title: ");
     yaml_quoted(&sb, title ? title : base);
     sb_puts(&sb, "\nchapters:\n");
     free(base);
@@ -176,6 +202,7 @@ static bool chapter_is_last(const CourseOutline *o, const void *dir) {
 int scaffold_chapter(const char *root, const char *name, const char *title, StrList *made) {
     if (!course_plain_name(name, "_-"))
         return error("a chapter's name uses only a-z, 0-9, - and _, not '%s'", name);
+    if (title && check_title(title) < 0) return -1;
     CourseOutline o;
     if (read_outline(root, &o) < 0) return SCAFFOLD_FILES;
     int number = o.nchapters + 1;
@@ -399,14 +426,67 @@ static char *entry_text(int indent, bool first, const char *id, const char *name
     return sb_take(&out);
 }
 
+/* The stems of the *.cu files in dir/harness/kinds/ or dir/kinds/ (which
+ * is given), added to kinds. */
+static void add_kinds(const char *dir, StrList *kinds) {
+    DIR *d = dir ? opendir(dir) : NULL;
+    for (struct dirent *f; d && (f = readdir(d));) {
+        size_t len = strlen(f->d_name);
+        char *stem = len > 3 && !strcmp(f->d_name + len - 3, ".cu") ? xstrndup(f->d_name, len - 3) : NULL;
+        if (stem && course_plain_name(stem, "_")) strlist_add(kinds, stem);
+        free(stem);
+    }
+    if (d) closedir(d);
+}
+
+static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The kinds a new exercise can take, the course's and the shared harness's,
+ * sorted, each once: "affine, col_scale, ..." (malloc'd). */
+static char *kinds_known(const char *root, const char *harness) {
+    StrList kinds = {0};
+    char *own = path_join(root, "harness/kinds"), *shared = harness ? path_join(harness, "kinds") : NULL;
+    add_kinds(own, &kinds);
+    add_kinds(shared, &kinds);
+    if (kinds.count) qsort(kinds.items, (size_t)kinds.count, sizeof *kinds.items, compare_strings);
+    StrBuf sb = {0};
+    for (int i = 0; i < kinds.count; i++)
+        if (i == 0 || strcmp(kinds.items[i], kinds.items[i - 1]))
+            sb_printf(&sb, "%s%s", sb.len ? ", " : "", kinds.items[i]);
+    free(own), free(shared);
+    strlist_free(&kinds);
+    return sb.len ? sb_take(&sb) : xstrdup("none yet");
+}
+
+/* The error for a kind that is not there, naming those that are. */
+static int unknown_kind(const char *root, const char *harness, const char *kind) {
+    char *known = kinds_known(root, harness);
+    if (course_plain_name(kind, "_"))
+        error("no kind '%s': no harness/kinds/%s.cu in the course%s (known: %s; a new kind of problem: "
+              "docs/authoring.md)",
+              kind, kind, harness ? " nor in gpucourse's harness" : "", known);
+    else
+        error("no kind '%s': a kind is named like harness/kinds/KIND.cu (known: %s)", kind, known);
+    free(known);
+    return SCAFFOLD_REFUSED;
+}
+
 int scaffold_exercise(const char *root, const char *chapter, const char *name, const char *kind,
                       const char *title, StrList *made) {
     if (!course_plain_name(name, "_")) return error("an exercise's name uses only a-z, 0-9 and _, not '%s'", name);
-    if (!course_plain_name(kind, "_")) return error("no kind '%s': a kind is named like harness/kinds/KIND.cu", kind);
-    CourseOutline o;
-    if (read_outline(root, &o) < 0) return SCAFFOLD_FILES;
-    int k = find_chapter(&o, chapter), rc = 0, number = 0;
+    if (title && check_title(title) < 0) return -1;
     char *harness = course_harness_dir(root);
+    if (!course_plain_name(kind, "_")) {
+        int rc = unknown_kind(root, harness, kind);
+        free(harness);
+        return rc;
+    }
+    CourseOutline o;
+    if (read_outline(root, &o) < 0) {
+        free(harness);
+        return SCAFFOLD_FILES;
+    }
+    int k = find_chapter(&o, chapter), rc = 0, number = 0;
     char *kind_file = course_kind_file(root, harness, kind);
     char *source = NULL, *signature = NULL, *id = NULL, *file = NULL, *own_title = NULL;
     int ndims = 0;
@@ -437,8 +517,7 @@ int scaffold_exercise(const char *root, const char *chapter, const char *name, c
                 goto out;
             }
     if (!(source = read_file(kind_file, NULL))) {
-        rc = error("no kind '%s': no harness/kinds/%s.cu in the course%s (docs/authoring.md: a new kind of problem)",
-                   kind, kind, harness ? " nor in gpucourse's harness" : "");
+        rc = unknown_kind(root, harness, kind);
         goto out;
     }
     if (kind_signature(source, &signature, &ndims) < 0) {

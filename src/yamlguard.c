@@ -12,6 +12,7 @@
 typedef struct Anchor {
     struct Anchor *next;   /* in its bucket */
     char *name;
+    size_t line, col;      /* where it is defined, 1-based */
     size_t nodes, bytes;   /* the anchored node, expanded */
     bool open;             /* still being read: an alias to it is a cycle */
 } Anchor;
@@ -25,11 +26,13 @@ static Anchor *anchor_find(Anchor **buckets, const char *name) {
     return NULL;
 }
 
-static Anchor *anchor_add(Anchor **buckets, const char *name) {
+static Anchor *anchor_add(Anchor **buckets, const char *name, size_t line, size_t col) {
     Anchor **b = &buckets[hash_str(HASH_INIT, name) % BUCKETS];
     Anchor *a = xcalloc(1, sizeof *a);
     a->name = xstrdup(name);
-    a->next = *b; /* first in its bucket: a redefined anchor hides the old one */
+    a->line = line;
+    a->col = col;
+    a->next = *b;
     *b = a;
     return a;
 }
@@ -70,14 +73,26 @@ int yaml_guard_check(const char *data, size_t len, const char *path, char *err, 
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) break; /* the real parse reports it */
         size_t line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
-        const char *anchor = NULL;
+        const char *anchor = ev.type == YAML_SCALAR_EVENT           ? (const char *)ev.data.scalar.anchor
+                             : ev.type == YAML_SEQUENCE_START_EVENT ? (const char *)ev.data.sequence_start.anchor
+                             : ev.type == YAML_MAPPING_START_EVENT  ? (const char *)ev.data.mapping_start.anchor
+                                                                    : NULL;
+        /* libyaml's loader refuses it too, in words that come out garbled
+         * ("second occurrence found duplicate anchor; first occurrence") */
+        const Anchor *twice = anchor ? anchor_find(buckets, anchor) : NULL;
+        if (twice) {
+            rc = reject(path, line, col, err, err_size, "anchor '&%s' is defined twice (first at %s%s%zu:%zu)", anchor,
+                        path ? path : "", path ? ":" : "", twice->line, twice->col);
+            yaml_event_delete(&ev);
+            break;
+        }
         switch (ev.type) {
         case YAML_SCALAR_EVENT:
             nodes++;
             bytes += ev.data.scalar.length;
-            if (ev.data.scalar.anchor) {
+            if (anchor) {
                 anchors++;
-                Anchor *a = anchor_add(buckets, (const char *)ev.data.scalar.anchor);
+                Anchor *a = anchor_add(buckets, anchor, line, col);
                 a->nodes = 1;
                 a->bytes = ev.data.scalar.length;
             }
@@ -88,12 +103,10 @@ int yaml_guard_check(const char *data, size_t len, const char *path, char *err, 
                 rc = reject(path, line, col, err, err_size, "nested deeper than %d levels", YAML_GUARD_MAX_DEPTH);
                 break;
             }
-            anchor = (const char *)(ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-                                                                         : ev.data.mapping_start.anchor);
             stack[depth].anchor = NULL;
             if (anchor) {
                 anchors++;
-                stack[depth].anchor = anchor_add(buckets, anchor);
+                stack[depth].anchor = anchor_add(buckets, anchor, line, col);
                 stack[depth].anchor->open = true;
             }
             stack[depth].nodes = nodes++;

@@ -2,7 +2,8 @@
  * libyaml limits nothing: an alias repeated thousands of times expands into
  * gigabytes in whoever walks the tree (billion laughs), its scanner takes
  * quadratic time in the nesting depth and its loader in the number of anchors. The guard reads the document's events
- * only (no tree) and stops at the first limit passed. */
+ * only (no tree) and stops at the first limit passed, or at an anchor defined
+ * twice (which the loader refuses too, in words that come out garbled). */
 #ifndef GPUCOURSE_YAMLGUARD_H
 #define GPUCOURSE_YAMLGUARD_H
 
@@ -16,7 +17,8 @@ enum {
     YAML_GUARD_MAX_ANCHORS = 1000,   /* libyaml's loader looks each alias up among all anchors */
 };
 
-/* Returns 0 when data is within the limits, else -1 with "path:line:col:
+/* Returns 0 when data is within the limits and defines no anchor twice,
+ * else -1 with "path:line:col:
  * message" in err (1-based; "line:col: message" when path is NULL) and in
  * error(). Syntax errors are left to the real parse (returns 0): everything
  * before them was checked. Only the first document is looked at, as

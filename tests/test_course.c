@@ -2,6 +2,8 @@
  * makes, reported as file:line:col: message. */
 #include "test_util.h"
 
+#include <unistd.h>
+
 #include "../src/course.h"
 #include "../src/yamlguard.h"
 
@@ -127,6 +129,13 @@ static void test_find_forms(void **state) {
     course_free(c);
     strlist_free(&problems);
     tmpdir_remove(dir);
+}
+
+/* text with the first `from` in it replaced by `to` (malloc'd). */
+static char *replaced(const char *text, const char *from, const char *to) {
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    return xprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
 }
 
 /* Replaces the first occurrence of `from` in the good chapter with `to`,
@@ -399,6 +408,15 @@ static void test_ladder(void **state) {
                    "ex01) (in exercise 'ex02')");
     expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: [ex01, ex01]\n",
                    "course/01-one/chapter.yaml:27:13: ladder entry 'ex01' is given twice (in exercise 'ex02')");
+    /* each repeated entry once, with its count: not n(n-1)/2 problems */
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: [ex01, ex01, ex01, ex01, ex01]\n",
+                   "course/01-one/chapter.yaml:27:13: ladder entry 'ex01' is given 5 times (in exercise 'ex02')");
+    expect_problems("    timeout: 30\n", "    timeout: 30\n    ladder: [x, ex01, x, x]\n", 2,
+                    "course/01-one/chapter.yaml:27:13: ladder entry 'x' is not an earlier exercise's id (ex01 to ex01) "
+                    "(in exercise 'ex02')");
+    expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: [ex1]\n",
+                   "course/01-one/chapter.yaml:27:13: ladder entry 'ex1' is not an earlier exercise's id (ex01 to "
+                   "ex01) (in exercise 'ex02')");
     expect_problem("    timeout: 30\n", "    timeout: 30\n    ladder: ex01\n",
                    "course/01-one/chapter.yaml:27:13: 'ladder' must be a list (in exercise 'ex02')");
 }
@@ -454,6 +472,78 @@ static void test_floors_why(void **state) {
                    "course/01-one/chapter.yaml:27:17: 'floors_why' must be 1 to 300 characters, not 301 "
                    "(in exercise 'ex02')");
     free(long_why);
+}
+
+/* floors_why, timeout_hint and a diagnose message are said inside a sentence:
+ * one line; a block scalar's final newline is none. */
+static void test_one_line_texts(void **state) {
+    (void)state;
+    const char *from = "    timeout: 30\n";
+    expect_problem(from, "    timeout: 30\n    floors_why: \"slow\\nby nature\"\n",
+                   "course/01-one/chapter.yaml:27:17: 'floors_why' must be one line (in exercise 'ex02')");
+    expect_problem(from, "    timeout: 30\n    timeout_hint: |\n      a wait\n      that never ends\n",
+                   "course/01-one/chapter.yaml:27:19: 'timeout_hint' must be one line (in exercise 'ex02')");
+    expect_problem(from, "    timeout: 30\n    timeout_hint: \"a wait\\r that never ends\"\n",
+                   "course/01-one/chapter.yaml:27:19: 'timeout_hint' must be one line (in exercise 'ex02')");
+    expect_problem(from, "    timeout: 30\n    timeout_hint: |\n\n\n",
+                   "course/01-one/chapter.yaml:27:19: 'timeout_hint' must be 1 to 600 characters, not 0 "
+                   "(in exercise 'ex02')");
+    const char *at = strstr(good_chapter, from);
+    char *chapter = xprintf("%.*s    timeout_hint: >\n      a wait that\n      never ends\n%s", (int)(at - good_chapter),
+                            good_chapter, at);
+    char *dir = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_string_equal(c->exercises[1].timeout_hint, "a wait that never ends");
+    course_free(c);
+    strlist_free(&problems);
+    free(chapter);
+    tmpdir_remove(dir);
+}
+
+/* The lesson is a path inside the course: not absolute, no .. out of it,
+ * no link to a file elsewhere; .. that stays inside is fine. */
+static void test_lesson_inside_course(void **state) {
+    (void)state;
+    expect_problem("lesson: lesson.md\n", "lesson: ../../../etc/passwd\n",
+                   "course/01-one/chapter.yaml:2:9: lesson '../../../etc/passwd' leads outside the course directory");
+    expect_problem("lesson: lesson.md\n", "lesson: /etc/passwd\n",
+                   "course/01-one/chapter.yaml:2:9: lesson '/etc/passwd' must be a path relative to chapter.yaml, not "
+                   "an absolute one");
+    expect_problem("lesson: lesson.md\n", "lesson: a/../../../../x.md\n",
+                   "course/01-one/chapter.yaml:2:9: lesson 'a/../../../../x.md' leads outside the course directory");
+    const char *at = strstr(good_chapter, "lesson: lesson.md");
+    char *chapter = xprintf("%.*slesson: ./../../shared.md%s", (int)(at - good_chapter), good_chapter,
+                            at + strlen("lesson: lesson.md"));
+    char *dir = make_course(chapter);
+    put_file(dir, "shared.md", "# Shared\n");
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    course_free(c);
+    char *outside = tmpdir_new();
+    put_file(outside, "lesson.md", "# Outside\n");
+    char *link = path_join(dir, "course/01-one/lesson.md"), *target = path_join(outside, "lesson.md");
+    char *shared = path_join(dir, "course/01-one/shared.md");
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(symlink("../../shared.md", shared), 0); /* a link inside the course */
+    assert_int_equal(symlink(target, link), 0);
+    put_file(dir, "course/01-one/chapter.yaml", good_chapter);
+    assert_null(course_load(dir, &problems));
+    assert_int_equal(problems.count, 1);
+    assert_string_equal(problems.items[0], "course/01-one/chapter.yaml:2:9: lesson 'lesson.md' leads outside the "
+                                           "course directory (through a link)");
+    strlist_free(&problems);
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(symlink("shared.md", link), 0);
+    c = course_load(dir, &problems);
+    assert_non_null(c);
+    course_free(c);
+    strlist_free(&problems);
+    free(link), free(target), free(shared), free(chapter);
+    tmpdir_remove(outside);
+    tmpdir_remove(dir);
 }
 
 static void test_duplicate_key(void **state) {
@@ -658,6 +748,9 @@ static void test_yaml_guard(void **state) {
     assert_int_equal(yaml_guard_check(fine, strlen(fine), "f.yaml", err, sizeof err), 0);
     const char *bad_syntax = "a: [1\n"; /* left to the parser */
     assert_int_equal(yaml_guard_check(bad_syntax, strlen(bad_syntax), NULL, err, sizeof err), 0);
+    const char *twice = "a: &x 1\nb: &x 2\n";
+    assert_int_equal(yaml_guard_check(twice, strlen(twice), NULL, err, sizeof err), -1);
+    assert_string_equal(err, "2:4: anchor '&x' is defined twice (first at 1:4)");
     const char *cycle = "a: &x [1, *x]\n";
     assert_int_equal(yaml_guard_check(cycle, strlen(cycle), NULL, err, sizeof err), -1);
     assert_string_equal(err, "1:11: alias '*x' is inside the node it names");
@@ -777,7 +870,9 @@ static void test_many_anchors(void **state) {
 }
 
 /* 2000 exercises with one id: each repeat reported once, against the first,
- * not against every earlier one (two million messages). */
+ * not against every earlier one (two million messages); and at most
+ * MAX_FILE_PROBLEMS of them, then how many more. The other problems of the
+ * file (each exercise lacks every other key) are capped the same. */
 static void test_repeated_id(void **state) {
     (void)state;
     StrBuf sb = {0};
@@ -789,12 +884,65 @@ static void test_repeated_id(void **state) {
     int repeats = 0;
     for (int i = 0; i < problems.count; i++)
         repeats += strstr(problems.items[i], "duplicate id 'ex01'") != NULL;
-    assert_int_equal(repeats, 1999);
+    assert_int_equal(repeats, MAX_FILE_PROBLEMS);
+    assert_int_equal(problems.count, 2 * (MAX_FILE_PROBLEMS + 1));
+    /* ex01 lacks 8 keys, each after it also its place in course order: the
+     * first past the 100 shown is the 3rd of ex12's 9, at line 15 */
+    assert_string_equal(problems.items[MAX_FILE_PROBLEMS],
+                        "course/01-one/chapter.yaml:15:5: ... and 17899 more problems in this file");
+    assert_string_equal(problems.items[problems.count - 2],
+                        "course/01-one/chapter.yaml:104:5: duplicate id 'ex01' (first at course/01-one/chapter.yaml:4:5)");
     assert_string_equal(problems.items[problems.count - 1],
-                        "course/01-one/chapter.yaml:2003:5: duplicate id 'ex01' (first at course/01-one/chapter.yaml:4:5)");
+                        "course/01-one/chapter.yaml:105:5: ... and 1899 more ids, names or files used twice in this file");
     strlist_free(&problems);
     tmpdir_remove(dir);
     sb_free(&sb);
+}
+
+/* A duplicate anchor: libyaml's own words came out garbled ("second
+ * occurrence found duplicate anchor; first occurrence"). */
+static void test_duplicate_anchor(void **state) {
+    (void)state;
+    expect_problem("    title: Add\n    kind: k\n", "    title: &t Add\n    kind: &t k\n",
+                   "course/01-one/chapter.yaml:7:11: anchor '&t' is defined twice (first at "
+                   "course/01-one/chapter.yaml:6:12)");
+}
+
+/* check-course's look at the content: the placeholders gpucourse new writes
+ * (a line that starts TODO:) load, and each exercise with some is one
+ * problem there, at the first; the stub's TODOs named in prose are none. */
+static void test_placeholders(void **state) {
+    (void)state;
+    char *summary = replaced(good_chapter, "    task: Add two vectors.\n",
+                             "    summary: \"TODO: one line for lists\"\n    task: |\n      Fill in the TODO 1.\n"
+                             "      TODO: the rest\n");
+    char *with_hint = replaced(summary, "      - two\n", "      - 'TODO: x'\n");
+    char *dir = make_course(with_hint);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_int_equal(problems.count, 0);
+    course_check_content(c, &problems);
+    assert_int_equal(problems.count, 1);
+    assert_string_equal(problems.items[0], "course/01-one/chapter.yaml:9:14: the summary, the task and hint 2 are still "
+                                           "gpucourse new's placeholders (a line that starts TODO:): write them (in "
+                                           "exercise 'ex01')");
+    course_free(c);
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+    dir = make_course(good_chapter); /* and the shipped course says "TODO 1, ..." in hints: no placeholder */
+    c = course_load(dir, &problems);
+    course_check_content(c, &problems);
+    assert_int_equal(problems.count, 0);
+    course_free(c);
+    c = course_load(".", &problems);
+    assert_non_null(c);
+    course_check_content(c, &problems);
+    for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+    assert_int_equal(problems.count, 0);
+    course_free(c);
+    tmpdir_remove(dir);
+    free(summary), free(with_hint);
 }
 
 /* The course shipped in this repository loads without a problem. */
@@ -831,6 +979,8 @@ int main(void) {
         cmocka_unit_test(test_not_finite),       cmocka_unit_test(test_encoding_error),
         cmocka_unit_test(test_broken_chapter_once), cmocka_unit_test(test_chapter_listed_twice),
         cmocka_unit_test(test_repeated_id),      cmocka_unit_test(test_many_anchors),
+        cmocka_unit_test(test_one_line_texts),   cmocka_unit_test(test_lesson_inside_course),
+        cmocka_unit_test(test_duplicate_anchor), cmocka_unit_test(test_placeholders),
     };
     return cmocka_run_group_tests_name("course", tests, NULL, NULL);
 }

@@ -175,11 +175,97 @@ static void test_unappendable_list(void **state) {
     tmpdir_remove(dir);
 }
 
+/* Titles that YAML would read as something else unquoted (a mapping, a
+ * comment, an alias, a tag, a list, a boolean, a number, null) or that need
+ * escapes: each loads back as given, in course.yaml, chapter.yaml and the
+ * exercise's entry. */
+static void test_odd_titles(void **state) {
+    (void)state;
+    char long_title[5000];
+    memset(long_title, 'x', sizeof long_title - 1);
+    long_title[sizeof long_title - 1] = '\0';
+    const char *const titles[] = {"Colon: here", "# not a comment", "\"double\" quotes", "'single' quotes", "- dash",
+                                  "--dashes", "* star", "& ampersand", "! bang", "% percent", "@ at", "`backquote`",
+                                  "{braces}", "[brackets]", "| pipe", "> more", "? question", "back\\slash \\n",
+                                  "  spaced  ", "ünïcødé ✓ 日本語",
+                                  "yes", "null", "~", "1e3", "\xef\xbb\xbf bom", long_title};
+    for (size_t i = 0; i < ARRAY_SIZE(titles); i++) {
+        StrList made = {0};
+        char *dir = tmpdir_new();
+        assert_int_equal(scaffold_course(dir, titles[i], &made), 0);
+        put_file(dir, "harness/kinds/k.cu", kind_1d);
+        assert_int_equal(scaffold_chapter(dir, "one", titles[i], &made), 0);
+        assert_int_equal(scaffold_exercise(dir, "one", "add", "k", titles[i], &made), 0);
+        Course *c = load(dir);
+        if (!c) fail_msg("title '%s' does not load", titles[i]);
+        assert_string_equal(c->title, titles[i]);
+        assert_string_equal(c->chapters[0].title, titles[i]);
+        assert_string_equal(c->exercises[0].title, titles[i]);
+        course_free(c);
+        strlist_free(&made);
+        tmpdir_remove(dir);
+    }
+}
+
+/* What a title cannot be (not one line of text), and a course without a
+ * directory's name: refused, nothing made. */
+static void test_bad_titles(void **state) {
+    (void)state;
+    const char *const titles[] = {"", "   ", "two\nlines", "tab\there", "cr\r", "del\x7f", "c1 \xc2\x80",
+                                  "nel \xc2\x85", "ls \xe2\x80\xa8", "\xef\xbf\xbe", "not utf-8 \xff",
+                                  "cut \xe6\x97"};
+    StrList made = {0};
+    char *dir = new_course(&made);
+    for (size_t i = 0; i < ARRAY_SIZE(titles); i++) {
+        char *sub = path_join(dir, "sub");
+        if (scaffold_course(sub, titles[i], &made) != SCAFFOLD_REFUSED) fail_msg("title %zu is taken", i);
+        assert_non_null(strstr(last_error(), "title"));
+        assert_false(dir_exists(sub));
+        assert_int_equal(scaffold_chapter(dir, "one", titles[i], &made), SCAFFOLD_REFUSED);
+        assert_int_equal(scaffold_exercise(dir, "one", "add", "k", titles[i], &made), SCAFFOLD_REFUSED);
+        free(sub);
+    }
+    assert_string_equal(last_error(), "a title must be UTF-8 text: byte 5 is not");
+    assert_int_equal(scaffold_course(dir, "two\nlines", &made), SCAFFOLD_REFUSED);
+    assert_string_equal(last_error(), "a title is one line of text without control characters: U+000A at byte 4");
+    assert_int_equal(made.count, 1); /* new_course's course.yaml */
+    assert_int_equal(scaffold_course("", NULL, &made), SCAFFOLD_REFUSED);
+    assert_non_null(strstr(last_error(), "new course needs a directory's name"));
+    assert_int_equal(scaffold_course("/", NULL, &made), SCAFFOLD_REFUSED); /* no name to make a title of */
+    assert_non_null(strstr(last_error(), "give one with --title"));
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
+/* An unknown kind: the error names the kinds there are, the course's own
+ * and the shared harness's (here: the course's only). */
+static void test_unknown_kind_lists_kinds(void **state) {
+    (void)state;
+    StrList made = {0};
+    char *dir = new_course(&made);
+    put_file(dir, "harness/kinds/another_one.cu", kind_1d);
+    put_file(dir, "harness/kinds/notes.txt", "not a kind\n");
+    assert_int_equal(scaffold_chapter(dir, "one", NULL, &made), 0);
+    assert_int_equal(scaffold_exercise(dir, "one", "x", "nope", NULL, &made), SCAFFOLD_REFUSED);
+    char *harness = course_harness_dir(dir);
+    const char *known = harness ? "known: " : "known: another_one, k;"; /* the shared one's when built */
+    assert_non_null(strstr(last_error(), "no kind 'nope': no harness/kinds/nope.cu"));
+    assert_non_null(strstr(last_error(), known));
+    assert_non_null(strstr(last_error(), "another_one"));
+    assert_int_equal(scaffold_exercise(dir, "one", "x", "Bad Kind", NULL, &made), SCAFFOLD_REFUSED);
+    assert_non_null(strstr(last_error(), "no kind 'Bad Kind': a kind is named like harness/kinds/KIND.cu (known: "));
+    assert_non_null(strstr(last_error(), "another_one"));
+    free(harness);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kind_signature),    cmocka_unit_test(test_scaffolded_course_loads),
         cmocka_unit_test(test_appends_as_text),   cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_unappendable_list),
+        cmocka_unit_test(test_unappendable_list), cmocka_unit_test(test_odd_titles),
+        cmocka_unit_test(test_bad_titles),        cmocka_unit_test(test_unknown_kind_lists_kinds),
     };
     return cmocka_run_group_tests_name("scaffold", tests, NULL, NULL);
 }
