@@ -49,7 +49,7 @@ $(B)/%.o: %.c | deps
 
 $(TUI_OBJS): ALL_CFLAGS += $(NCURSES_CFLAGS)
 
-$(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/src/main.o
+$(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/cli/main.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(TUI_LIBS) $(LDLIBS)
 
 $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJS)

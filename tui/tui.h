@@ -1,4 +1,4 @@
-/* The terminal app and watch mode: what src/main.c calls. Only tui/ includes
+/* The terminal app and watch mode: what cli/main.c calls. Only tui/ includes
  * curses; this header does not. */
 #ifndef GPUCOURSE_TUI_H
 #define GPUCOURSE_TUI_H
