@@ -222,7 +222,7 @@ static const char *const help_keys[][2] = {
     {"r", "reset the exercise to its stub (asks first; your file is kept in backups/)"},
     {"n p", "the next / previous exercise (in a lesson: the next / previous chapter)"},
     {"l", "the lesson of the exercise's chapter"},
-    {"w", "watch mode: grade again every time the exercise file is saved"},
+    {"w", "watch mode: grade now, then again every time an exercise file is saved"},
     {"y", "on a result card: why it failed (your code under compute-sanitizer, or its counters beside the "
           "reference's), shown below the card"},
     {"?", "this help"},
