@@ -258,8 +258,13 @@ static void toggle_watch(App *a) {
     char *dir = path_join(a->ws->root, "exercises");
     a->watcher = watcher_new(dir);
     free(dir);
-    if (!a->watcher) app_message(a, S_ERROR, "%s; g grades by hand", last_error());
-    else app_message(a, S_MESSAGE, "watch mode: saving an exercise file grades it (g grades by hand too)");
+    if (!a->watcher) {
+        app_message(a, S_ERROR, "%s; g grades by hand", last_error());
+        return;
+    }
+    /* graded at once, as a save would: what is on the screen is never a
+     * result from before the watch (an old compile error) */
+    grade(a, a->ex, "watch mode on (every save grades), graded ");
 }
 
 static void on_saved(const char *name, void *ctx) {
