@@ -44,7 +44,7 @@ static const char usage_text[] =
     "  hint EX              the next hint (one more each time)\n"
     "  solution EX          the reference solution, once you passed\n"
     "  reset EX             restore the stub (your file is kept in backups/)\n"
-    "  watch [EX]           grade again on every save of EX (default: of any exercise)\n"
+    "  watch [EX]           grade EX at once, then on every save (default: any exercise)\n"
     "  progress             your progress through the course\n"
     "  check-course         validate the course (for instructors; --format json for CI)\n"
     "  check-course --calibrate [EX...] [--runs N]\n"

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "card.h"
 #include "draw.h"
 #include "markdown.h"
+#include "views.h"
 
 enum { MAX_TEXT_WIDTH = 100 }; /* lessons stay readable on wide terminals */
 
