@@ -28,7 +28,7 @@ B := build
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
              grader/toolchain.c grader/grader.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
-TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/views.c tui/app.c
+TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/state.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
 TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
 TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules
@@ -75,7 +75,7 @@ run: $(B)/gpucourse
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/errata.sh tests/cli.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh tests/edges_course.sh tests/authoring.sh tests/fixtures.sh tests/tui.sh tests/slurm.sh
+	@tests/run.sh $(TEST_BINS) tests/deps.sh tests/snippets.sh tests/errata.sh tests/cli.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh tests/edges_course.sh tests/layers.sh tests/authoring.sh tests/fixtures.sh tests/tui.sh tests/edges_tui.sh tests/slurm.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh

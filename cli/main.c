@@ -44,7 +44,7 @@ static const char usage_text[] =
     "  hint EX              the next hint (one more each time)\n"
     "  solution EX          the reference solution, once you passed\n"
     "  reset EX             restore the stub (your file is kept in backups/)\n"
-    "  watch [EX]           grade again on every save of EX (default: of any exercise)\n"
+    "  watch [EX]           grade EX at once, then on every save (default: any exercise)\n"
     "  progress             your progress through the course\n"
     "  check-course         validate the course (for instructors; --format json for CI)\n"
     "  check-course --calibrate [EX...] [--runs N]\n"
@@ -188,7 +188,7 @@ static int session_open(const Options *o, Session *s, bool need_workspace) {
     s->course = course_load(root, &problems);
     free(root);
     if (!s->course) {
-        for (int i = 0; i < problems.count; i++) fprintf(stderr, "%s\n", problems.items[i]);
+        for (int i = 0; i < problems.count; i++) fprintf_visible(stderr, "%s\n", problems.items[i]);
         char *message = xprintf("the course has %d problem%s; run 'gpucourse check-course'", problems.count,
                                 problems.count == 1 ? "" : "s");
         if (!failure.code) failure.details = problems; /* for the error document */
@@ -243,15 +243,16 @@ static int cmd_list(Session *s) {
         int len = (int)strlen(s->course->exercises[i].name);
         if (len > name_width) name_width = len;
     }
-    printf("%s\n", s->course->title);
+    fprintf_visible(stdout, "%s\n", s->course->title);
     for (int c = 0; c < s->course->nchapters; c++) {
         Chapter *ch = &s->course->chapters[c];
         int passed = 0;
         for (int i = 0; i < ch->count; i++) passed += status_of(s, &s->course->exercises[ch->first + i]) == ST_PASSED;
-        printf("\nChapter %d: %s  (%d/%d passed)\n", c + 1, ch->title, passed, ch->count);
+        fprintf_visible(stdout, "\nChapter %d: %s  (%d/%d passed)\n", c + 1, ch->title, passed, ch->count);
         for (int i = 0; i < ch->count; i++) {
             Exercise *e = &s->course->exercises[ch->first + i];
-            printf("  %s %s  %-*s  %s\n", status_mark(status_of(s, e)), e->id, name_width, e->name, e->summary);
+            fprintf_visible(stdout, "  %s %s  %-*s  %s\n", status_mark(status_of(s, e)), e->id, name_width, e->name,
+                            e->summary);
         }
     }
     printf("\n[ ] not started  [~] attempted  [c] compiles  [=] correct, not fast enough  [x] passed\n");
@@ -267,9 +268,9 @@ static int cmd_show(Session *s, const char *key) {
     ExProgress *p = progress_get(&s->progress, e->id, false);
     char *file = workspace_exercise_path(&s->ws, e);
     Chapter *ch = &s->course->chapters[e->chapter];
-    printf("%s %s: %s\n", e->id, e->name, e->title);
-    printf("Chapter %d: %s (lesson: %s)\n\n", e->chapter + 1, ch->title, ch->lesson_path);
-    printf("%s\n", e->task);
+    fprintf_visible(stdout, "%s %s: %s\n", e->id, e->name, e->title);
+    fprintf_visible(stdout, "Chapter %d: %s (lesson: %s)\n\n", e->chapter + 1, ch->title, ch->lesson_path);
+    fprintf_visible(stdout, "%s\n", e->task);
     if (e->task[0] && e->task[strlen(e->task) - 1] != '\n') putchar('\n');
     printf("Your file:  %s\n", file);
     printf("Status:     %s, %d attempt%s", status_name(p ? p->status : ST_NOT_STARTED), p ? p->attempts : 0,
@@ -306,8 +307,8 @@ static int cmd_hint(Session *s, const char *key) {
     if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
     free(notice);
     for (int i = 0; i < h.shown; i++)
-        printf("Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count, i + 1 == h.shown && h.revealed ? " (new)" : "",
-               e->hints.items[i]);
+        fprintf_visible(stdout, "Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count,
+                        i + 1 == h.shown && h.revealed ? " (new)" : "", e->hints.items[i]);
     if (h.shown == e->hints.count)
         printf(h.revealed ? "That was the last hint for %s.\n" : "No more hints for %s: these are all of them.\n",
                e->id);
@@ -326,7 +327,7 @@ static int cmd_solution(Session *s, const char *key) {
     char *text = read_file(path, NULL);
     free(path);
     if (!text) return fail_setup();
-    fputs(text, stdout);
+    fprintf_visible(stdout, "%s", text);
     free(text);
     return 0;
 }
@@ -577,8 +578,8 @@ static void print_gpu_check(const ExerciseCheck *x) {
         printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
                x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_baseline, ref->gbps_student, stub_text,
                stub_ratio);
-    if (!x->ref_ok) printf("    reference: %s: %s\n", verdict_title(ref->verdict), ref->reason);
-    if (!x->stub_fails) printf("    stub: %s: %s\n", verdict_title(st->verdict), st->reason);
+    if (!x->ref_ok) fprintf_visible(stdout, "    reference: %s: %s\n", verdict_title(ref->verdict), ref->reason);
+    if (!x->stub_fails) fprintf_visible(stdout, "    stub: %s: %s\n", verdict_title(st->verdict), st->reason);
     if (x->below && x->below_fails)
         printf("    rung below: %s's reference is %s here\n", x->below->id, verdict_title(x->below_result.verdict));
     else if (x->below)
@@ -669,7 +670,7 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
     }
     if (!c) {
         if (text) {
-            for (int i = 0; i < problems.count; i++) printf("%s\n", problems.items[i]);
+            for (int i = 0; i < problems.count; i++) fprintf_visible(stdout, "%s\n", problems.items[i]);
             printf("check-course: %d problem%s in the course files\n", problems.count, problems.count == 1 ? "" : "s");
         } else {
             check_json(root, &problems, NULL, NULL, 0, NULL, false, EXIT_SETUP);
@@ -703,7 +704,7 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
         x->e = &c->exercises[i];
         check_builds(&t, c, &w, x);
         failures += x->build_problem != NULL;
-        if (text && x->build_problem) fputs(x->build_problem, stdout);
+        if (text && x->build_problem) fprintf_visible(stdout, "%s", x->build_problem); /* nvcc quotes the sources */
         else if (text)
             printf("%s %-20s stub, reference and harness kind %s compile for sm_90a\n", x->e->id, x->e->name,
                    x->e->kind);
@@ -781,7 +782,7 @@ static void print_calibration(const Course *c, const Exercise *e, const Calibrat
         if (f->floor > 0 || k == 0) sb_printf(&line, "%s%s: %.2f", line.len ? ", " : "", f->key, f->suggested);
     }
     printf("    floors: {%s}  # %s, course/%s/chapter.yaml\n", line.buf, e->id, c->chapters[e->chapter].dir);
-    if (e->floors_why) printf("    floors_why: %s\n", e->floors_why);
+    if (e->floors_why) fprintf_visible(stdout, "    floors_why: %s\n", e->floors_why);
     sb_free(&line);
 }
 

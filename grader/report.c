@@ -63,7 +63,7 @@ void report_wrong_map(FILE *out, const WrongMap *m) {
 }
 
 void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
-    fprintf(out, "%s %s: %s\n", e->id, e->name, e->title);
+    fprintf_visible(out, "%s %s: %s\n", e->id, e->name, e->title);
     if (r->compile_log && r->compile_log[0] && r->verdict == V_COMPILE_ERROR) { /* else it compiled: the reason says why it cannot run */
         fprintf(out, "  compile    failed:\n");
         print_indented(out, r->compile_log, 60, r->compile_log_dropped);
@@ -437,7 +437,7 @@ void report_diagnosis_text(FILE *out, const Course *c, const Exercise *e, const 
         section_text(c, &d->hints[i], where, sizeof where);
         fprintf(out, "  %-10s ", i ? "" : "hint");
         print_visible(out, d->hints[i].text, strlen(d->hints[i].text));
-        if (where[0]) fprintf(out, ": %s", where);
+        if (where[0]) fprintf_visible(out, ": %s", where);
         fputc('\n', out);
     }
     if (d->kind == DIAG_COUNTERS && d->nrows && !d->nhints && r->verdict != V_PASS)

@@ -469,3 +469,17 @@ int env_seconds(const char *name, double fallback, double max, double *out) {
     *out = s;
     return 0;
 }
+
+void fprintf_visible(FILE *out, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) out_of_memory();
+    StrBuf sb = {0};
+    sb_add_visible(&sb, s, (size_t)n);
+    if (sb.len) fwrite(sb.buf, 1, sb.len, out);
+    sb_free(&sb);
+    free(s);
+}

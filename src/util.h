@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -113,5 +114,8 @@ size_t utf8_cut(const char *s, size_t len);
  * (ESC as ^[, BEL as ^G, DEL as ^?), C1 controls as \u0080, \r dropped;
  * \n and \t kept. */
 void sb_add_visible(StrBuf *sb, const char *s, size_t len);
+/* fprintf, all of what it prints made harmless as by sb_add_visible: for
+ * text from course files or from programs (a title, a hint, a build log). */
+void fprintf_visible(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 #endif

@@ -1,4 +1,4 @@
-/* The terminal app: its state, the main loop (keys, file events, resize),
+/* The terminal app: the main loop (keys, file events, resize),
  * and the actions (edit, grade, hint, solution, reset, watch), each done
  * through the same course, workspace, progress and grader code as the
  * command line. Also `gpucourse watch` without a terminal. */
@@ -14,37 +14,13 @@
 
 #include "../grader/report.h"
 #include "../src/proc.h"
-#include "app.h"
 #include "card.h"
 #include "draw.h"
+#include "state.h"
+#include "views.h"
 
 enum { LOG_LIMIT = 256 * 1024 };
 #define GRADING_REDRAW_S 0.05
-
-/* ------------------------------------------------------------ state */
-
-const ExProgress *app_progress(const App *a, int ex) {
-    return progress_get((Progress *)&a->progress, a->course->exercises[ex].id, false);
-}
-
-ExStatus app_status(const App *a, int ex) {
-    const ExProgress *p = app_progress(a, ex);
-    return p ? p->status : ST_NOT_STARTED;
-}
-
-int app_passed(const App *a, int first, int count) {
-    int passed = 0;
-    for (int i = first; i < first + count; i++) passed += app_status(a, i) == ST_PASSED;
-    return passed;
-}
-
-void app_message(App *a, Style s, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->message, sizeof a->message, fmt, ap);
-    va_end(ap);
-    a->message_style = s;
-}
 
 static void reload_progress(App *a) {
     Progress fresh;
@@ -258,8 +234,13 @@ static void toggle_watch(App *a) {
     char *dir = path_join(a->ws->root, "exercises");
     a->watcher = watcher_new(dir);
     free(dir);
-    if (!a->watcher) app_message(a, S_ERROR, "%s; g grades by hand", last_error());
-    else app_message(a, S_MESSAGE, "watch mode: saving an exercise file grades it (g grades by hand too)");
+    if (!a->watcher) {
+        app_message(a, S_ERROR, "%s; g grades by hand", last_error());
+        return;
+    }
+    /* graded at once, as a save would: what is on the screen is never a
+     * result from before the watch (an old compile error) */
+    grade(a, a->ex, "watch mode on (every save grades), graded ");
 }
 
 static void on_saved(const char *name, void *ctx) {

@@ -493,8 +493,9 @@ void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, c
 }
 
 void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width) {
-    doc_printf(d, S_H2, "%s %s: %s", e->id, e->name, e->title);
-    doc_newline(d);
+    char *title = xprintf("%s %s: %s", e->id, e->name, e->title);
+    doc_wrap(d, S_H2, title, 0, width);
+    free(title);
     doc_newline(d);
     Style vs = card_verdict_style(r->verdict);
     doc_printf(d, vs, " %s ", card_verdict_banner(r->verdict));

@@ -11,7 +11,7 @@ const Glyphs glyphs_unicode = {"\u2588", "\u2591", "\u2500", "\u2502", "\u2514",
                                "\u25b2", "\u25cf", "\u2193", "\u21aa", "\u2026"};
 const Glyphs *glyph = &glyphs_ascii;
 
-void line_addn(DocLine *l, Style s, const char *text, size_t len) {
+static void line_add_raw(DocLine *l, Style s, const char *text, size_t len) {
     if (l->len + len + 1 > l->cap) {
         l->cap = (l->len + len + 1) * 2;
         l->text = xrealloc(l->text, l->cap);
@@ -21,6 +21,26 @@ void line_addn(DocLine *l, Style s, const char *text, size_t len) {
     memset(l->style + l->len, (int)s, len);
     l->len += len;
     l->text[l->len] = '\0';
+}
+
+/* Printable ASCII, '\n' and '\t' only: shown on a terminal as it is. */
+static bool plain_ascii(const char *text, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f) return false;
+    }
+    return true;
+}
+
+void line_addn(DocLine *l, Style s, const char *text, size_t len) {
+    if (plain_ascii(text, len)) {
+        line_add_raw(l, s, text, len);
+        return;
+    }
+    StrBuf vis = {0};
+    sb_add_visible(&vis, text, len);
+    line_add_raw(l, s, vis.buf ? vis.buf : "", vis.len);
+    sb_free(&vis);
 }
 
 void line_free(DocLine *l) {
@@ -194,10 +214,9 @@ void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const 
     } while (i < n);
 }
 
-void doc_add_clipped(Doc *d, Style s, const char *text, int width) {
-    size_t len = strlen(text);
+static void add_clipped(Doc *d, Style s, const char *text, size_t len, int width) {
     if (text_width(text, len) <= width) {
-        doc_add(d, s, text);
+        doc_addn(d, s, text, len);
         return;
     }
     int room = width - text_width(glyph->ellipsis, strlen(glyph->ellipsis));
@@ -210,6 +229,15 @@ void doc_add_clipped(Doc *d, Style s, const char *text, int width) {
     while (end > 0 && strchr(" ,;:", text[end - 1])) end--; /* "a tree of…", not "a tree of, …" */
     doc_addn(d, s, text, end);
     doc_add(d, s, glyph->ellipsis);
+}
+
+void doc_add_clipped(Doc *d, Style s, const char *text, int width) {
+    StrBuf vis = {0}; /* measured as it shows: an escape takes two columns (^[) */
+    sb_add_visible(&vis, text, strlen(text));
+    for (size_t i = 0; i < vis.len; i++)
+        if (vis.buf[i] == '\n' || vis.buf[i] == '\t') vis.buf[i] = ' '; /* one row */
+    add_clipped(d, s, vis.buf ? vis.buf : "", vis.len, width);
+    sb_free(&vis);
 }
 
 void doc_wrap(Doc *d, Style s, const char *text, int indent, int width) {

@@ -114,12 +114,16 @@ void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const Do
  * after `cont` (a continuation marker), cut after a space where there is one.
  * Ends on a fresh line. */
 void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const DocLine *cont, int width);
-/* Appends text cut to width columns: whole words and an ellipsis when it is
- * wider. */
+/* Appends text on one row (line breaks as spaces) cut to width columns:
+ * whole words and an ellipsis when it is wider. */
 void doc_add_clipped(Doc *d, Style s, const char *text, int width);
 /* The number of the line text goes to next (0-based). */
 int doc_here(const Doc *d);
 
+/* Appends text to a line. Text that would not show as it is (escapes, other
+ * controls, bytes that are not UTF-8) is kept in sb_add_visible's form: a
+ * Doc shows a course's or a program's escapes, never obeys them, and its
+ * widths are the widths drawn. */
 void line_addn(DocLine *l, Style s, const char *text, size_t len);
 void line_free(DocLine *l);
 

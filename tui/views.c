@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "card.h"
 #include "draw.h"
 #include "markdown.h"
+#include "views.h"
 
 enum { MAX_TEXT_WIDTH = 100 }; /* lessons stay readable on wide terminals */
 
@@ -36,6 +36,30 @@ static Style status_style(ExStatus s) {
 
 static void label(Doc *d, const char *name) { doc_printf(d, S_LABEL, "%-10s", name); }
 
+/* What the status marks mean, wrapped between marks: a mark stays with its
+ * words. Ends on a fresh line. */
+static void marks_key(Doc *d, Style s, const char *gap, int indent, int width) {
+    static const char *const meaning[ST_COUNT] = {"not started", "attempted", "compiles", "correct, too slow",
+                                                  "passed"};
+    int col = indent, gap_w = (int)strlen(gap);
+    doc_printf(d, s, "%*s", indent, "");
+    for (int st = 0; st < ST_COUNT; st++) {
+        int w = 4 + (int)strlen(meaning[st]);
+        if (st > 0 && col + gap_w + w > width) {
+            doc_newline(d);
+            doc_printf(d, s, "%*s", indent, "");
+            col = indent;
+        } else if (st > 0) {
+            doc_add(d, s, gap);
+            col += gap_w;
+        }
+        doc_add(d, s, status_mark((ExStatus)st));
+        doc_printf(d, s, " %s", meaning[st]);
+        col += w;
+    }
+    doc_newline(d);
+}
+
 /* ------------------------------------------------------------ course */
 
 static void progress_bar(Doc *d, int done, int total, int w) {
@@ -58,10 +82,10 @@ static void build_course(App *a, Doc *d, int width) {
         const Chapter *chap = &c->chapters[ch];
         int passed = app_passed(a, chap->first, chap->count);
         doc_newline(d);
-        char head[256];
-        snprintf(head, sizeof head, "%2d  %s", ch + 1, chap->title);
-        int bar = 20, pad = width - 14 - bar - text_width(head, strlen(head));
-        doc_add(d, S_H3, head);
+        int bar = 20, room = width - 14 - bar; /* the head, then the bar and "n/m passed" */
+        doc_printf(d, S_H3, "%2d  ", ch + 1);
+        doc_add_clipped(d, S_H3, chap->title, room - 4);
+        int pad = room - text_width(d->lines[d->count - 1].text, d->lines[d->count - 1].len);
         doc_printf(d, S_NORMAL, "%*s", pad > 1 ? pad : 1, "");
         progress_bar(d, passed, chap->count, bar);
         doc_printf(d, passed == chap->count ? S_PASS : S_NORMAL, " %d/%d passed", passed, chap->count);
@@ -79,8 +103,7 @@ static void build_course(App *a, Doc *d, int width) {
         }
     }
     doc_newline(d);
-    doc_add(d, S_DIM, "[ ] not started [~] attempted [c] compiles [=] correct, too slow [x] passed");
-    doc_newline(d);
+    marks_key(d, S_DIM, " ", 0, width);
 }
 
 /* ------------------------------------------------------------ exercise */
@@ -90,15 +113,16 @@ static void build_exercise(App *a, Doc *d, int width) {
     const Chapter *chap = &a->course->chapters[e->chapter];
     const ExProgress *p = app_progress(a, a->ex);
     ExStatus st = app_status(a, a->ex);
-    doc_printf(d, S_H2, "%s %s: %s", e->id, e->name, e->title);
-    doc_newline(d);
-    doc_printf(d, S_DIM, "Chapter %d: %s", e->chapter + 1, chap->title);
-    doc_newline(d);
+    char *text = xprintf("%s %s: %s", e->id, e->name, e->title);
+    doc_wrap(d, S_H2, text, 0, width);
+    free(text);
+    text = xprintf("Chapter %d: %s", e->chapter + 1, chap->title);
+    doc_wrap(d, S_DIM, text, 0, width);
+    free(text);
     doc_newline(d);
     char *file = workspace_exercise_path(a->ws, e);
     label(d, "File");
-    doc_add(d, S_CODE, file);
-    doc_newline(d);
+    doc_wrap(d, S_CODE, file, 10, width);
     free(file);
     /* the latest attempt: this session's, else the one recorded */
     Verdict last = a->have_result[a->ex] ? a->results[a->ex].verdict : p ? verdict_from_key(p->last_verdict) : V_COUNT;
@@ -116,12 +140,14 @@ static void build_exercise(App *a, Doc *d, int width) {
         doc_newline(d);
     }
     if (p && p->best_vs_reference > 0) {
+        StrBuf best = {0};
+        sb_printf(&best, "%.2fx the reference", p->best_vs_reference);
+        if (p->best_vs_baseline > 0) sb_printf(&best, ", %.2fx the copy", p->best_vs_baseline);
+        if (p->best_vs_library > 0) sb_printf(&best, ", %.2fx the library", p->best_vs_library);
+        if (p->best_tflops > 0) sb_printf(&best, " (%.1f TFLOP/s)", p->best_tflops);
         label(d, "Best");
-        doc_printf(d, S_NORMAL, "%.2fx the reference", p->best_vs_reference);
-        if (p->best_vs_baseline > 0) doc_printf(d, S_NORMAL, ", %.2fx the copy", p->best_vs_baseline);
-        if (p->best_vs_library > 0) doc_printf(d, S_NORMAL, ", %.2fx the library", p->best_vs_library);
-        if (p->best_tflops > 0) doc_printf(d, S_NORMAL, " (%.1f TFLOP/s)", p->best_tflops);
-        doc_newline(d);
+        doc_wrap(d, S_NORMAL, best.buf, 10, width);
+        sb_free(&best);
     }
     label(d, "To pass");
     char *rule = exercise_pass_rule(e);
@@ -162,8 +188,8 @@ static void build_lesson(App *a, Doc *d, int width) {
     }
     md_render(d, a->lesson_text, width);
     doc_newline(d);
-    doc_printf(d, S_DIM, "End of the lesson. Enter opens the chapter's first unfinished exercise; n the next chapter.");
-    doc_newline(d);
+    doc_wrap(d, S_DIM, "End of the lesson. Enter opens the chapter's first unfinished exercise; n the next chapter.", 0,
+             width);
 }
 
 static void build_solution(App *a, Doc *d, int width) {
@@ -196,7 +222,7 @@ static const char *const help_keys[][2] = {
     {"r", "reset the exercise to its stub (asks first; your file is kept in backups/)"},
     {"n p", "the next / previous exercise (in a lesson: the next / previous chapter)"},
     {"l", "the lesson of the exercise's chapter"},
-    {"w", "watch mode: grade again every time the exercise file is saved"},
+    {"w", "watch mode: grade now, then again every time an exercise file is saved"},
     {"y", "on a result card: why it failed (your code under compute-sanitizer, or its counters beside the "
           "reference's), shown below the card"},
     {"?", "this help"},
@@ -226,8 +252,7 @@ static void build_help(Doc *d, int width) {
     doc_newline(d);
     doc_add(d, S_H3, "Status marks");
     doc_newline(d);
-    doc_add(d, S_NORMAL, "  [ ] not started  [~] attempted  [c] compiles  [=] correct, not fast enough  [x] passed");
-    doc_newline(d);
+    marks_key(d, S_NORMAL, "  ", 2, width);
     doc_newline(d);
     doc_wrap(d, S_DIM,
              "Watch mode also runs on its own: 'gpucourse watch ex03' grades on every save. Where file events do "
@@ -270,7 +295,8 @@ static const KeyHelp keys_lesson[] = {{"j/k", "scroll"}, {"n/p", "chapter"}, {"E
 static const KeyHelp keys_exercise[] = {{"e", "edit"}, {"g", "grade"}, {"h", "hint"}, {"s", "solution"},
                                         {"n/p", "next/prev"}, {"l", "lesson"}, {"?", "help"},
                                         {"q", "quit"}, {NULL, NULL}};
-static const KeyHelp keys_result[] = {{"j/k", "scroll"}, {"y", "why"}, {"e", "edit"}, {"g", "grade"}, {"h", "hint"},
+/* 80 columns hold this many: h (hint) is in the exercise's keys and in help */
+static const KeyHelp keys_result[] = {{"j/k", "scroll"}, {"y", "why"}, {"e", "edit"}, {"g", "grade"},
                                       {"n/p", "next/prev"}, {"Esc", "back"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_doc[] = {{"j/k", "scroll"}, {"Esc", "back"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_help[] = {{"j/k", "scroll"}, {"Esc ? q", "close"}, {NULL, NULL}};
@@ -286,7 +312,8 @@ static void draw_footer(const App *a) {
     const KeyHelp *k = a->confirm_reset ? keys_confirm : by_view[a->view];
     int y = draw_rows() - 1, x = 0, cols = draw_cols();
     draw_fill(y, 0, cols, S_FOOTER);
-    for (; k->key && x < cols; k++) {
+    for (; k->key; k++) {
+        if (x + 3 + (int)(strlen(k->key) + strlen(k->what)) > cols) break; /* a key whole, or not at all */
         x += draw_text(y, x, cols - x, S_FOOTER, " ");
         x += draw_text(y, x, cols - x, S_KEY, k->key);
         x += draw_text(y, x, cols - x, S_FOOTER, " ");
@@ -314,18 +341,29 @@ static void view_title(const App *a, char *buf, size_t size) {
     }
 }
 
+/* " gpucourse | the view's title ... [watch] n/m passed ". The app's name
+ * gives way to a title that needs its room; a title longer still is cut
+ * after a whole word, with an ellipsis. */
 static void draw_title(const App *a) {
     int cols = draw_cols();
     draw_fill(0, 0, cols, S_TITLE);
-    char title[256], right[96];
+    char title[512], right[96];
     view_title(a, title, sizeof title);
-    int x = draw_text(0, 0, cols, S_TITLE, " gpucourse ");
-    x += draw_text(0, x, cols - x, S_TITLE, glyph->vline);
-    x += draw_text(0, x, cols - x, S_TITLE, " ");
     snprintf(right, sizeof right, "%s%d/%d passed ", a->watcher ? "[watch] " : "",
              app_passed(a, 0, a->course->nexercises), a->course->nexercises);
-    int rw = (int)strlen(right);
-    draw_text(0, x, cols - x - rw - 1, S_TITLE, title);
+    int rw = (int)strlen(right), x = 1;
+    Doc t = {0};
+    doc_add_clipped(&t, S_TITLE, title, cols - 2 - rw);
+    doc_newline(&t);
+    int tw = text_width(t.lines[0].text, t.lines[0].len);
+    int name_w = (int)strlen(" gpucourse  ") + text_width(glyph->vline, strlen(glyph->vline));
+    if (name_w + tw + 1 + rw <= cols) {
+        x = draw_text(0, 0, cols, S_TITLE, " gpucourse ");
+        x += draw_text(0, x, cols - x, S_TITLE, glyph->vline);
+        x += draw_text(0, x, cols - x, S_TITLE, " ");
+    }
+    draw_doc_line(0, x, cols - x - rw - 1, &t.lines[0], S_NORMAL);
+    doc_free(&t);
     draw_text(0, cols - rw, rw, S_TITLE, right);
 }
 
@@ -446,6 +484,7 @@ void view_draw(App *a) {
         if (a->view == VIEW_COURSE && a->mark_line >= 0) { /* keep the selection in sight */
             if (a->mark_line < a->scroll + 1) a->scroll = a->mark_line - 2;
             if (a->mark_line >= a->scroll + rows) a->scroll = a->mark_line - rows + 1;
+            if (a->ex == a->course->nexercises - 1) a->scroll = d.count - rows; /* and below the last, the key */
         } else if (a->scroll_to_mark && a->mark_line >= 0) {
             a->scroll = a->mark_line - 1;
         }

@@ -1,8 +1,9 @@
-/* The terminal app's state, shared by the main loop and actions (app.c) and
- * the views (views.c). One program-state enum, the view, drives drawing and
- * input, as in ncdu. */
-#ifndef GPUCOURSE_TUI_APP_H
-#define GPUCOURSE_TUI_APP_H
+/* The terminal app's state: what the main loop and actions (app.c) change and
+ * the views (views.c) draw. One program-state enum, the view, drives drawing
+ * and input, as in ncdu. Below the views, which are below app.c: nothing here
+ * calls up into them. */
+#ifndef GPUCOURSE_TUI_STATE_H
+#define GPUCOURSE_TUI_STATE_H
 
 #include "../grader/diagnose.h"
 #include "../grader/grader.h"
@@ -53,16 +54,7 @@ typedef struct App {
     bool quit;
 } App;
 
-/* views.c: drawing the whole screen for the current view, and scrolling. */
-void view_draw(App *a);
-/* Builds the Doc of a document view at a width. */
-void view_build(App *a, Doc *d, int width);
-/* Handles a key of the current view (movement, scrolling); false when the
- * key is not the view's own. */
-bool view_key(App *a, int key);
-int view_body_rows(void);
-
-/* app.c: state the views read. */
+/* What the views read of the state, and the status line they set. */
 ExStatus app_status(const App *a, int ex);
 const ExProgress *app_progress(const App *a, int ex);
 int app_passed(const App *a, int first, int count);
