@@ -4,24 +4,7 @@
 # suggestions for what was mistyped, several exercises in one grade, counts
 # in the singular, progress columns that line up. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
-GC=$PWD/build/gpucourse
-T=$(mktemp -d /tmp/gpucourse-edges-cli-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
-n=0
-check() { # check "name" command...: passes when the command succeeds
-    name=$1; shift
-    n=$((n + 1))
-    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -30; fi
-}
-code_is() { # code_is WANT command...: the command's exit code is WANT; output in $T/got
-    want=$1; shift
-    "$@" >"$T/got" 2>"$T/goterr"
-    got=$?
-    [ "$got" = "$want" ] || { echo "exit code $got, want $want"; cat "$T/got" "$T/goterr"; return 1; }
-}
-has() { grep -q -- "$1" "$T/got" || { echo "missing: $1"; cat "$T/got" "$T/goterr"; return 1; }; }
-has_err() { grep -q -- "$1" "$T/goterr" || { echo "missing on stderr: $1"; cat "$T/goterr"; return 1; }; }
+. tests/lib.sh edges-cli
 
 # --- item 8: a document on stdout for setup and usage errors ----------------
 # json_error CODE [KEYS]: stdout is one JSON object with the top-level keys of

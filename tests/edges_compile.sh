@@ -5,23 +5,7 @@
 # clear compile error, not an abort, under a memory limit; a relative TMPDIR
 # or an empty PATH is a setup error (exit 65) that names it. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
-GC=$PWD/build/gpucourse
-T=$(mktemp -d /tmp/gpucourse-edges-compile-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
-n=0
-check() { # check "name" command...: passes when the command succeeds
-    name=$1; shift
-    n=$((n + 1))
-    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -30; fi
-}
-code_is() { # code_is WANT command...: the command's exit code is WANT; output in $T/got
-    want=$1; shift
-    "$@" >"$T/got" 2>"$T/goterr"
-    got=$?
-    [ "$got" = "$want" ] || { echo "exit code $got, want $want"; cat "$T/got" "$T/goterr"; return 1; }
-}
-has() { grep -q -- "$1" "$T/got" || { echo "missing: $1"; cat "$T/got" "$T/goterr"; return 1; }; }
+. tests/lib.sh edges-compile
 
 "$GC" list >/dev/null || exit 1
 F=$T/ws/exercises/ex06_affine.cu

@@ -7,24 +7,7 @@
 # duplicate anchor, the TODO placeholders new writes, an unknown kind.
 # Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
-GC=$PWD/build/gpucourse
-T=$(mktemp -d /tmp/gpucourse-edges-course-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
-n=0
-check() { # check "name" command...: passes when the command succeeds
-    name=$1; shift
-    n=$((n + 1))
-    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -30; fi
-}
-code_is() { # code_is WANT command...: the command's exit code is WANT; output in $T/got
-    want=$1; shift
-    "$@" >"$T/got" 2>"$T/goterr"
-    got=$?
-    [ "$got" = "$want" ] || { echo "exit code $got, want $want"; head -c 3000 "$T/got"; head -c 3000 "$T/goterr"; return 1; }
-}
-has() { grep -q -- "$1" "$T/got" || { echo "missing: $1"; head -c 3000 "$T/got"; head -c 3000 "$T/goterr"; return 1; }; }
-has_err() { grep -q -- "$1" "$T/goterr" || { echo "missing on stderr: $1"; head -c 3000 "$T/goterr"; return 1; }; }
+. tests/lib.sh edges-course
 
 # A small valid course: one chapter, one exercise, its files. $1: its directory.
 make_course() {

@@ -4,25 +4,8 @@
 # many progress entries, repeated and unknown keys in progress.yaml, file
 # modes kept through writes and backups, attempts at their limit. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
-GC=$PWD/build/gpucourse
-T=$(mktemp -d /tmp/gpucourse-edges-progress-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
+. tests/lib.sh edges-progress
 umask 022
-n=0
-check() { # check "name" command...: passes when the command succeeds
-    name=$1; shift
-    n=$((n + 1))
-    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -30; fi
-}
-code_is() { # code_is WANT command...: the command's exit code is WANT; output in $T/got, $T/goterr
-    want=$1; shift
-    "$@" >"$T/got" 2>"$T/goterr"
-    got=$?
-    [ "$got" = "$want" ] || { echo "exit code $got, want $want"; cat "$T/got" "$T/goterr"; return 1; }
-}
-has() { grep -q -- "$1" "$T/got" || { echo "missing: $1"; cat "$T/got" "$T/goterr"; return 1; }; }
-has_err() { grep -q -- "$1" "$T/goterr" || { echo "missing on stderr: $1"; cat "$T/goterr"; return 1; }; }
 # bounded GC ...: gpucourse with 1 GB of address space and 20 s at most
 bounded() { (ulimit -v 1000000; exec timeout 20 "$GC" "$@"); }
 fresh() { rm -rf "$T/ws" && "$GC" list >/dev/null; } # a new workspace, every stub copied in
