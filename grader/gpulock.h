@@ -21,7 +21,7 @@ typedef enum { GPU_LOCK_HELD, GPU_LOCK_INTERRUPTED, GPU_LOCK_TIMED_OUT, GPU_LOCK
 typedef struct {
     const char *gpu;         /* the GPU's UUID (GpuInfo.uuid) */
     const char *what;        /* who we are, for a waiting neighbour: "ex13" */
-    double timeout_s;        /* how long to wait; 0: GPUCOURSE_GPU_WAIT, else 600 s */
+    double timeout_s;        /* how long to wait (a grade: GPUCOURSE_GPU_WAIT); 0: 600 s */
     void (*on_wait)(const char *message, void *ctx); /* said once when it must wait */
     void *ctx;
 } GpuLockRequest;

@@ -892,7 +892,7 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
     const char **argv = strlist_argv(&args);
 
     const char *env[] = {nonce_env, result_env, NULL};
-    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launcher_wait_s() : timeout_s,
+    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launch->wait_s : timeout_s,
                      .capture_limit = OUTPUT_LIMIT, .result_fd = launch ? -1 : RESULT_FD,
                      .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
     ProcResult res;
@@ -907,7 +907,7 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
             unlink(result_file);
         }
         RunStatus st = {res.exited,      res.exit_code, res.signal, res.timed_out, res.interrupted, timeout_s,
-                        launch ? launch->text : NULL, launch ? launcher_wait_s() : 0};
+                        launch ? launch->text : NULL, launch ? launch->wait_s : 0};
         r->program_output = xstrdup(res.output);
         r->output_dropped = res.output_dropped;
         grade_decide(r, e, &st, res.results, nonce);
@@ -1025,9 +1025,9 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     CourseParts parts = {0};
     Launcher launch = {0};
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
-    double wait_s; /* the waits' settings, read where they are used; a wrong one is said here, once */
-    if (toolchain_find(&t) < 0 || env_seconds("GPUCOURSE_GPU_WAIT", 0, 86400, &wait_s) < 0 ||
-        env_seconds("GPUCOURSE_LAUNCH_WAIT", 0, 86400, &wait_s) < 0) {
+    double gpu_wait_s, launch_wait_s; /* how long the GPU's lock, and a launcher's queue, may keep us */
+    if (toolchain_find(&t) < 0 || env_seconds("GPUCOURSE_GPU_WAIT", 600, 86400, &gpu_wait_s) < 0 ||
+        env_seconds("GPUCOURSE_LAUNCH_WAIT", 600, 86400, &launch_wait_s) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }
@@ -1050,6 +1050,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
 
     /* through a launcher, the GPU is the launcher's: the judge says whether it has one */
     bool launched = launcher_from_env(&launch);
+    launch.wait_s = launch_wait_s;
     GpuInfo gpu = {0};
     if (!launched) gpu_probe(&gpu);
     if (!launched && gpu.count == 0) {
@@ -1071,7 +1072,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     /* the GPU part alone under the GPU's lock: one timed grading per GPU at a
      * time (a launcher's GPU is allocated to this job alone) */
     GpuLock lock = {-1};
-    GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .timeout_s = gpu_wait_s, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
     GpuLockResult locked = launched ? GPU_LOCK_HELD : gpu_lock(&want, &lock);
     if (interrupted(r)) goto out;
     if (locked == GPU_LOCK_TIMED_OUT) {

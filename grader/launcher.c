@@ -18,8 +18,3 @@ void launcher_free(Launcher *l) {
     free(l->text);
     memset(l, 0, sizeof *l);
 }
-
-double launcher_wait_s(void) {
-    double s;
-    return env_seconds("GPUCOURSE_LAUNCH_WAIT", 600, 86400, &s) < 0 ? 600 : s; /* grade_exercise refused it already */
-}

@@ -23,14 +23,12 @@
 typedef struct {
     StrList words; /* the prefix, word by word; empty: the GPU part runs here */
     char *text;    /* as set, for messages */
+    double wait_s; /* how long a grade waits for it to start the judge (a queue), on top
+                      of the judge's own bound: GPUCOURSE_LAUNCH_WAIT, set by the grade */
 } Launcher;
 
 /* The launcher this process was given, if any (a blank setting is none). */
 bool launcher_from_env(Launcher *l);
 void launcher_free(Launcher *l);
-
-/* How long a grade waits for the launcher to start the judge (a queue), on
- * top of the judge's own bound: GPUCOURSE_LAUNCH_WAIT seconds, 600 unset. */
-double launcher_wait_s(void);
 
 #endif
