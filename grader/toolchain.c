@@ -344,12 +344,10 @@ static int copy_output(const char *built, int fd, const char *dest) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) rc = error("cannot read what nvcc built: %s", strerror(errno));
         if (n <= 0) break;
-        for (ssize_t done = 0; rc == 0 && done < n;) {
-            ssize_t w = write(fd, chunk + done, (size_t)(n - done));
-            if (w < 0 && errno != EINTR) rc = error("cannot write '%s': %s", dest, strerror(errno));
-            if (w > 0) done += w;
+        if (write_all(fd, chunk, (size_t)n) < 0) {
+            rc = error("cannot write '%s': %s", dest, strerror(errno));
+            break;
         }
-        if (rc < 0) break;
     }
     close(in);
     if (rc == 0 && (fchmod(fd, st.st_mode & 0777) < 0 || fsync(fd) < 0))

@@ -250,7 +250,7 @@ static int open_temp(const char *path, char **tmp) {
     return fd;
 }
 
-static int write_all(int fd, const char *data, size_t len) {
+int write_all(int fd, const char *data, size_t len) {
     for (size_t done = 0; done < len;) {
         ssize_t n = write(fd, data + done, len - done);
         if (n < 0 && errno == EINTR) continue;

@@ -79,6 +79,8 @@ int write_file_atomic(const char *path, const char *data, size_t len);
 /* write_file_atomic of from's contents, read in chunks (FILE_SIZE_LIMIT at
  * most: a larger file is refused before anything is written). */
 int copy_file(const char *from, const char *to);
+/* Writes all of data to fd (through EINTR and short writes); -1 with errno. */
+int write_all(int fd, const char *data, size_t len);
 char *path_join(const char *dir, const char *name);
 char *path_dirname(const char *path);
 
