@@ -69,6 +69,7 @@ static const char usage_text[] =
     "  --format text|json|junit   output of grade (default text); check-course: text or json\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --explain                  grade: after each failing grade, what why says\n"
+    "  --trace                    grade: where each grading's time went, on stderr (also GPUCOURSE_TRACE=1)\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
@@ -103,6 +104,7 @@ typedef struct {
     const char *kind, *title; /* new */
     bool calibrate;           /* check-course */
     bool explain;             /* grade --explain; why: every verdict */
+    bool trace;               /* grade --trace (or GPUCOURSE_TRACE=1): each grading's trace on stderr */
     int runs;                 /* check-course --calibrate; 0: 5 */
     const char *out;          /* class grade: the output directory */
     bool slurm;               /* class grade: as a Slurm job array */
@@ -441,6 +443,9 @@ static int selected_exercises(Session *s, const Options *o, const char *const *k
     return count;
 }
 
+/* When this process began (main), for a trace's first line. */
+static double process_start;
+
 static int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, bool why) {
     const Exercise **list;
     int count = selected_exercises(s, o, keys, nkeys, &list);
@@ -456,6 +461,7 @@ static int cmd_grade(Session *s, const Options *o, const char *const *keys, int 
         GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = on_phase, .ctx = (void *)list[i]};
         grade_exercise(s->course, &s->ws, list[i], &go, &rs[i]);
         graded++;
+        double recording = now_seconds();
         char *notice = NULL;
         if (grade_record(&s->ws, list[i], &rs[i], &notice) < 0)
             fprintf(stderr, "gpucourse: warning: progress not saved: %s\n", last_error());
@@ -464,6 +470,12 @@ static int cmd_grade(Session *s, const Options *o, const char *const *keys, int 
         if (o->format == FORMAT_TEXT) {
             report_text(stdout, list[i], &rs[i]);
             fflush(stdout);
+        }
+        if (o->trace) {
+            trace_step(&rs[i].trace, "record progress, print the report", recording);
+            /* what this process did before its first grading: the course, the workspace */
+            if (i == 0) fprintf(stderr, "gpucourse started %.3f s before grading\n", rs[i].trace.origin - process_start);
+            trace_print(stderr, list[i]->id, &rs[i].trace, now_seconds() - rs[i].trace.origin);
         }
         if (explained(o, why, rs[i].verdict)) {
             DiagnoseOptions dop = {.on_phase = on_phase, .ctx = (void *)list[i]};
@@ -1348,7 +1360,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         {"chapter", required_argument, NULL, 'C'}, {"all", no_argument, NULL, 'a'},
         {"kind", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 'T'},
         {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
-        {"explain", no_argument, NULL, 'x'},
+        {"explain", no_argument, NULL, 'x'}, {"trace", no_argument, NULL, 'R'},
         {"out", required_argument, NULL, 'O'}, {"slurm", no_argument, NULL, 'S'}, {"task", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
@@ -1385,6 +1397,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         case 'T': o->title = optarg; break;
         case 'L': o->calibrate = true; break;
         case 'x': o->explain = true; break;
+        case 'R': o->trace = true; break;
         case 'S': o->slurm = true; break;
         case 'K':
             if (option_number(optarg, 0, 1000000, &v)) o->task = (int)v;
@@ -1425,6 +1438,7 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (o->kind || o->title) return fail_usage("%s", "--kind and --title go with new");
     if (o->calibrate || o->runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
     if (o->explain && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--explain goes with grade");
+    if (o->trace && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--trace goes with grade");
 
     bool grade = cmd && !strcmp(cmd, "grade"), grade_many = grade && (o->all || o->chapter);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
@@ -1482,11 +1496,14 @@ static void write_failure_document(const Options *o, const char *cmd) {
 }
 
 int main(int argc, char **argv) {
+    process_start = now_seconds();
     proc_harden_self(); /* before anything of the student's runs: see proc.c */
     Options o = {.task = -1};
     int rc = parse_options(argc, argv, &o);
     if (rc < 0) return 0;
     const char *cmd = optind < argc ? argv[optind] : NULL;
+    const char *trace_env = getenv("GPUCOURSE_TRACE"); /* a CI's setting: grade's --trace, other commands unmoved */
+    if (trace_env && *trace_env && strcmp(trace_env, "0") && cmd && !strcmp(cmd, "grade")) o.trace = true;
     int nargs = cmd ? argc - optind - 1 : 0;
     if (rc == 0) rc = run_command(&o, cmd, (const char *const *)argv + optind + 1, nargs);
     if (failure.code && rc == failure.code && o.format != FORMAT_TEXT) write_failure_document(&o, cmd);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "grader.h"
+#include "libcache.h"
 #include "gpulock.h"
 #include "sass.h"
 
@@ -199,6 +200,10 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         return;
     }
     if (!p->started) return; /* nothing counts before the harness proved itself */
+    if (!strcmp(key, "trace")) {
+        trace_judge_line(&r->trace, val);
+        return;
+    }
     if (evidence_parse_line(&r->counters, key, val)) return;
     if (!strcmp(key, "seed")) r->seed = strtoull(val, NULL, 10);
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
@@ -723,8 +728,12 @@ void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeRes
 /* The instruction checks on the student's compiled library. */
 static void check_sass(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
     if (!sass_checked(e, r)) return; /* cuobjdump only when it decides something */
-    char *sass = NULL;
-    int rc = toolchain_sass(t, lib, &sass);
+    char *sass = libcache_sass(lib); /* the same library as when it was read before */
+    int rc = 0;
+    if (!sass) {
+        rc = toolchain_sass(t, lib, &sass);
+        if (rc == 0) libcache_store_sass(lib, sass);
+    }
     if (rc < 0 && proc_take_interrupted()) {
         set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
         return;
@@ -896,9 +905,11 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
                      .capture_limit = OUTPUT_LIMIT, .result_fd = launch ? -1 : RESULT_FD,
                      .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
     ProcResult res;
+    double spawned = now_seconds();
     if (proc_run(&spec, &res) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
     } else {
+        double ended = now_seconds();
         if (launch) {
             free(res.results);
             size_t len = 0;
@@ -911,6 +922,8 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
         r->program_output = xstrdup(res.output);
         r->output_dropped = res.output_dropped;
         grade_decide(r, e, &st, res.results, nonce);
+        trace_place_judge(&r->trace, spawned, ended);
+        trace_step(&r->trace, "read the judge's results, decide", ended);
         proc_result_free(&res);
     }
     free(nonce_env);
@@ -939,6 +952,16 @@ static void watch_compile(const char *data, size_t len, void *ctx) {
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
                             const GradeOptions *o, GradeResult *r) {
     const char *src[] = {student_cu, NULL};
+    uint64_t key = toolchain_build_key(t, BUILD_SHARED_LIB, src, NULL);
+    char *kept_log = NULL;
+    unsigned kept_repairs = 0;
+    if (libcache_lookup(student_cu, student_so, key, &kept_log, &kept_repairs)) { /* unchanged since its build */
+        r->compile_log = kept_log;
+        r->compiler_repairs = kept_repairs;
+        r->compile_reused = true;
+        if (o && o->on_output) o->on_output(kept_log, strlen(kept_log), o->ctx);
+        return true;
+    }
     int timeout_s = o && o->timeout_s ? o->timeout_s : COMPILE_TIMEOUT_S;
     ProcResult cres;
     CompileWatch watch = {{{0}, 0, 0}, o};
@@ -955,6 +978,7 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
         r->compile_log = xstrdup(cres.output);
         r->compile_log_dropped = cres.output_dropped;
     }
+    if (compiled && !cres.output_dropped) libcache_store(student_cu, student_so, key, cres.output, r->compiler_repairs);
     if (cres.interrupted) set_verdict(r, V_INTERRUPTED, "grading was interrupted; nothing was recorded");
     else if (cres.timed_out)
         set_verdict(r, V_TIMEOUT,
@@ -1015,6 +1039,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
                     GradeResult *r) {
     memset(r, 0, sizeof *r);
     double start = now_seconds();
+    r->trace.origin = start;
     r->seed = o && o->seed ? o->seed : fresh_seed();
     r->floor_reference = e->floor_reference;
     r->floor_baseline = e->floor_baseline;
@@ -1031,6 +1056,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }
+    double step = trace_step(&r->trace, "find nvcc (nvcc --version), read settings", start);
     if (interrupted(r)) goto out;
     if (!file_exists(student_cu)) {
         set_verdict(r, V_SETUP_ERROR, "your file '%s' is missing: 'gpucourse reset %s' brings back the stub",
@@ -1043,16 +1069,24 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     bool compiled = o && o->source ? compile_course_file(&t, e, student_cu, student_so, r)
                                    : compile_student(&t, e, student_cu, student_so, o, r);
     r->compile_s = now_seconds() - t0;
+    step = trace_step(&r->trace,
+                      o && o->source      ? "the course's file (build cache)"
+                      : r->compile_reused ? "your library as built before (file unchanged)"
+                                          : "compile your file (nvcc)",
+                      step);
     read_kernels(r, student_so);
     if (interrupted(r) || !compiled) goto out;
 
-    if (!check_library(e, student_so, r)) goto out;
+    bool callable = check_library(e, student_so, r);
+    step = trace_step(&r->trace, "read your library (kernels, exports, libraries used)", step);
+    if (!callable) goto out;
 
     /* through a launcher, the GPU is the launcher's: the judge says whether it has one */
     bool launched = launcher_from_env(&launch);
     launch.wait_s = launch_wait_s;
     GpuInfo gpu = {0};
     if (!launched) gpu_probe(&gpu);
+    step = trace_step(&r->trace, launched ? "the launcher's settings" : "probe the GPU (driver)", step);
     if (!launched && gpu.count == 0) {
         set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", gpu.why);
         goto out;
@@ -1067,6 +1101,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
         r->compile_log_dropped = 0;
         goto out;
     }
+    step = trace_step(&r->trace, "the judge, runner and reference (build cache)", step);
     if (interrupted(r)) goto out;
 
     /* the GPU part alone under the GPU's lock: one timed grading per GPU at a
@@ -1074,6 +1109,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     GpuLock lock = {-1};
     GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .timeout_s = gpu_wait_s, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
     GpuLockResult locked = launched ? GPU_LOCK_HELD : gpu_lock(&want, &lock);
+    step = trace_step(&r->trace, "the GPU's lock", step);
     if (interrupted(r)) goto out;
     if (locked == GPU_LOCK_TIMED_OUT) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
@@ -1089,10 +1125,13 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     phase(o, "running");
     run_harness(e, &parts, student_so, o, (JudgePlan){e->check_sizes, e->ncheck_sizes, true, launched ? &launch : NULL}, r);
     gpu_unlock(&lock);
+    step = now_seconds();
     /* the machine code first: a missing instruction says more than the counters of its absence */
     check_sass(&t, e, student_so, r);
+    step = trace_step(&r->trace, sass_checked(e, r) ? "check the machine code (cuobjdump, unless read before)" : "no machine code to check", step);
     grade_check_evidence(r, e);
     grade_check_compiler_repairs(r);
+    trace_step(&r->trace, "evidence, compiler repairs", step);
     interrupted(r);
 out:
     r->wall_s = now_seconds() - start;

@@ -11,6 +11,7 @@
 #include "evidence.h"
 #include "kernels.h"
 #include "toolchain.h"
+#include "trace.h"
 
 typedef enum {
     V_PASS,
@@ -105,6 +106,7 @@ typedef struct {
     char *compile_log;          /* nvcc's output (warnings too), or NULL */
     size_t compile_log_dropped; /* bytes of it beyond the cap */
     double compile_s;
+    bool compile_reused;        /* the file had not changed: its library as built before, with that build's log */
     char *program_output;       /* what the student's code printed (capped) */
     size_t output_dropped;      /* bytes beyond the cap */
     unsigned long long seed;
@@ -146,6 +148,7 @@ typedef struct {
     StrList notes;              /* things skipped or worth knowing */
     char sandbox[160];          /* how the student's code was confined: "landlock 7, seccomp on" */
     double wall_s;
+    Trace trace;                /* where the wall time went */
 } GradeResult;
 
 void grade_result_free(GradeResult *r);

@@ -68,7 +68,8 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         fprintf(out, "  compile    failed:\n");
         print_indented(out, r->compile_log, 60, r->compile_log_dropped);
     } else if (r->compile_log) {
-        fprintf(out, "  compile    ok (%.1f s)\n", r->compile_s);
+        if (r->compile_reused) fprintf(out, "  compile    ok (unchanged since its last build)\n");
+        else fprintf(out, "  compile    ok (%.1f s)\n", r->compile_s);
         if (r->compile_log[0] || r->compile_log_dropped)
             print_indented(out, r->compile_log, 20, r->compile_log_dropped);
     }
@@ -551,6 +552,8 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
     json_string(out, r->sandbox); /* how the student's code was confined, for a CI's logs */
     fputs(", \"wall_seconds\": ", out);
     json_number(out, r->wall_s);
+    fputs(",\n     \"trace\": ", out);
+    trace_json(out, &r->trace);
     fputs(",\n     \"diagnosis\": ", out);
     json_diagnosis(out, d);
     fputs("}", out);

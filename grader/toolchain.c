@@ -526,6 +526,17 @@ static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *c
     return h;
 }
 
+uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,
+                             const char *include_dir) {
+    uint64_t h = build_hash(t, target, sources, include_dir);
+    const char *settings[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "PATH"};
+    for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+        const char *v = getenv(settings[i]);
+        h = hash_str(hash_str(h, settings[i]), v ? v : "\001unset");
+    }
+    return h;
+}
+
 int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *output, const char *include_dir, char **log) {
     if (log) *log = NULL;

@@ -9,6 +9,8 @@
 #include "../src/course.h"
 #include "../src/proc.h"
 
+#include <stdint.h>
+
 typedef struct {
     char *nvcc;        /* full path, or NULL when not found */
     char *cuda_home;   /* directory above nvcc's bin/ */
@@ -62,6 +64,13 @@ bool toolchain_out_of_memory(const char *log);
  * NULL when it could not run (a setup error). */
 int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *output, const char *include_dir, char **log);
+
+/* What goes into a build, as one number: the compiler and its version, the
+ * flags, the sources' names and contents, include_dir's headers and the
+ * settings nvcc reads from the environment (NVCC_PREPEND_FLAGS,
+ * NVCC_APPEND_FLAGS, and PATH, where it finds the host compiler). */
+uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,
+                             const char *include_dir);
 
 /* The GPU as the driver sees it. */
 typedef struct {

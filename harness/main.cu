@@ -84,9 +84,26 @@ static void result(const char *fmt, ...) {
 
 static void stop_runners(void);
 
+// Where the judge's time goes (gpucourse grade --trace): a mark at the end
+// of each step, in seconds on the monotonic clock the grader reads too.
+static void trace(const char *fmt, ...) {
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    result("trace: %.6f %s", (double)t.tv_sec + (double)t.tv_nsec * 1e-9, what);
+}
+
+// Ends the judge: the runners killed, the results flushed, and no teardown
+// of the CUDA runtime, cuBLAS and NVML, which the process's exit does anyway
+// (a tenth of a second that no result waits for).
 [[noreturn]] static void finish(int code) {
     stop_runners();
-    exit(code);
+    fflush(NULL);
+    _exit(code);
 }
 
 [[noreturn]] static void fail(int code, const char *fmt, ...) {
@@ -282,11 +299,13 @@ static Runner trusted_runner = {-1, -1, 0, false};
 
 static Runner &runner_for(int c) { return c == STUDENT ? student_runner : trusted_runner; }
 
+// Both killed first, then both waited for: their contexts are torn down at once.
 static void stop_runners(void) {
     Runner *all[] = {&student_runner, &trusted_runner};
     for (Runner *r : all)
+        if (r->pid > 0) kill(r->pid, SIGKILL);
+    for (Runner *r : all)
         if (r->pid > 0) {
-            kill(r->pid, SIGKILL);
             waitpid(r->pid, NULL, 0);
             r->pid = -1;
         }
@@ -1059,9 +1078,11 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     problem_alloc(p, dims, who, 0);
     problem_fill(p, seed);
     Scalars s = scalars_for(seed);
-    call(p, STUDENT, s, false);
     char dtext[64];
     dims_text(dims, dtext, sizeof dtext);
+    trace("check %s: inputs", dtext);
+    call(p, STUDENT, s, false);
+    trace("check %s: your call", dtext);
     size_t bad = 0;
     int shown = 0;
     char lines[5][256];
@@ -1073,6 +1094,7 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
         else result("check: %s fail %zu", dtext, bad);
         for (int k = 0; k < shown; k++) result("%s", lines[k]);
         problem_free(p);
+        trace("check %s: exact values and compare (GPU)", dtext);
         return bad == 0;
     }
 
@@ -1091,7 +1113,9 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
         }
         if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH) memset(host_ptr[i], 0xFF, bytes);
     }
+    trace("check %s: copies to the host", dtext);
     kind.reference(host_ptr, dims, s);
+    trace("check %s: CPU reference", dtext);
 
     int mapped = -1;  // the first output with wrong elements gets the picture
     std::vector<unsigned long long> cells(MAP_CELLS);
@@ -1127,6 +1151,7 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
     if (mapped >= 0) report_map(kind.arrays[mapped], dtext, map, cells.data(), map_wrong, map.fold ? NULL : &runs);
     problem_free(p);
+    trace("check %s: compare", dtext);
     return bad == 0;
 }
 
@@ -1261,6 +1286,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
     snprintf(phase, sizeof phase, "setting up the timed size");
     Problem p;
     problem_alloc(p, dims, who, copy_bytes);
+    trace("timed %s: buffers", size);
 
     // Correctness at the timed size comes first: a wrong answer is not timed.
     // With --counters, the student's call is also the one whose hardware
@@ -1268,11 +1294,17 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
     // happens before any timing).
     problem_fill(p, seed);
     Scalars s = scalars_for(seed);
+    trace("timed %s: inputs", size);
     call(p, REFERENCE, s, false);
+    trace("timed %s: the reference's first call", size);
     Call first = call(p, STUDENT, s, false, with_counters);
     if (first.ncounters) report_counters(p, first);
+    trace("timed %s: your first call%s", size, with_counters ? ", with counters" : "");
     if (kind.library) call(p, LIBRARY, s, false);
-    if (!check_against_reference(p, s, "")) {
+    if (kind.library) trace("timed %s: the library's first call", size);
+    bool first_ok = check_against_reference(p, s, "");
+    trace("timed %s: first outputs compared", size);
+    if (!first_ok) {
         problem_free(p);
         return TIMED_WRONG;
     }
@@ -1302,6 +1334,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             }
             if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
         }
+        trace("timed %s: warm-up", size);
         for (int k = 0; k < samples && ok; k++) {
             uint64_t sample_seed = unpredictable_seed();
             problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
@@ -1322,6 +1355,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             }
             ok = check_against_reference(p, s, " (timed sample)");  // every sample's output is checked
         }
+        trace("timed %s: %d samples, each checked", size, samples);
         // NVML names the neighbours; without it, trusted calls that had to
         // wait for the GPU (a quarter of them: more than chance) show them
         strangers = strangers || (watching_neighbours && strangers_now());  // at the start or now
@@ -1351,6 +1385,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
         if (busy) result("busy: %d %d", busy, busy_trusted);
     }
     problem_free(p);
+    trace("timed %s: freed", size);
     return !ok ? TIMED_WRONG : fair ? TIMED_FAIR : TIMED_BUSY;
 }
 
@@ -1392,21 +1427,29 @@ static void open_results(void) {
     unsetenv("GPUCOURSE_NONCE");
 }
 
+// The runners start at once, and load while the judge makes its own
+// context (start_runners); each is frozen once it says it is ready
+// (await_runners), before the judge calibrates its idle probe.
 static void start_runners(const char *student, const char *runner, const char *reference) {
     spawn_runner(trusted_runner, "/proc/self/exe", "--serve-trusted", reference);
+    spawn_runner(student_runner, runner, "--student", student, counters_list);
+}
+
+static void await_runners(void) {
     Msg m = await(trusted_runner, 0, "while loading the reference");
     if (m.type == MSG_FAIL) fail(!strncmp(m.text, "load: ", 6) ? EXIT_LOAD : EXIT_CUDA, "%s", m.text);
     freeze(trusted_runner);
+    trace("the trusted runner ready: its context, the reference loaded");
 
     // A runner's text never picks the kind of the error line (a student's
     // "nogpu: ..." must not read as a skipped run); only "load:" passes, and
     // a forged one only makes the student's own verdict a compile error.
-    spawn_runner(student_runner, runner, "--student", student, counters_list);
     m = await(student_runner, 0, "while loading your library");
     if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
     if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
     result("sandbox: %s", m.text);
     freeze(student_runner);
+    trace("your runner ready: sandboxed, its context, your library loaded");
 }
 
 // --timeout: the judge's own bound, for a judge whose grader cannot tell
@@ -1423,6 +1466,7 @@ int main(int argc, char **argv) {
     prctl(PR_SET_DUMPABLE, 0);
     signal(SIGPIPE, SIG_IGN);
     open_results();
+    trace("started, libraries loaded");
     const char *student = NULL, *runner = NULL, *reference = NULL;
     uint64_t seed = 1;
     int samples = 21;
@@ -1460,6 +1504,16 @@ int main(int argc, char **argv) {
     result("kind: %s", kind.name);
     result("seed: %llu", (unsigned long long)seed);
 
+    // The build directory is where the reference lives; maps show real paths.
+    char *real_reference = realpath(reference, NULL);
+    if (!real_reference) fail(EXIT_LOAD, "load: cannot find the reference's code %s: %s", reference, strerror(errno));
+    snprintf(build_dir, sizeof build_dir, "%s", real_reference);
+    *strrchr(build_dir, '/') = '\0';
+    allowed_in_build_dir[0] = realpath(runner, NULL);
+    allowed_in_build_dir[1] = realpath(student, NULL);
+    start_runners(student, runner, reference);
+    trace("runners started");
+
     int devices = 0;
     cudaError_t err = cudaGetDeviceCount(&devices);
     if (err != cudaSuccess || devices == 0)
@@ -1471,24 +1525,21 @@ int main(int argc, char **argv) {
     result("device: %s", prop.name);
     result("sm: %d.%d %d %d", prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1000);
     if (kind.peak != PEAK_NONE) result("peak: %.1f", peak_tflops(prop.major * 10 + prop.minor, prop.multiProcessorCount, clock_khz));
+    trace("CUDA context, the device's properties");
 
     flush_bytes = std::max<size_t>(2 * (size_t)prop.l2CacheSize, 1 << 20);
     CK(cudaMalloc(&flush_buf, flush_bytes));
     CK(cudaMalloc(&counters, 2 * sizeof *counters));
     CK(cudaMalloc(&map_cells, MAP_CELLS * sizeof *map_cells));
     CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
+    trace("the judge's buffers");
+    await_runners();
     watch_neighbours(prop);  // this process has a context by now
+    trace("NVML's watch of other processes");
     wait_for_quiet_gpu();     // the idle probe is calibrated on an idle GPU
+    trace("waiting for a quiet GPU");
     calibrate_idle_probe();
-
-    // The build directory is where the reference lives; maps show real paths.
-    char *real_reference = realpath(reference, NULL);
-    if (!real_reference) fail(EXIT_LOAD, "load: cannot find the reference's code %s: %s", reference, strerror(errno));
-    snprintf(build_dir, sizeof build_dir, "%s", real_reference);
-    *strrchr(build_dir, '/') = '\0';
-    allowed_in_build_dir[0] = realpath(runner, NULL);
-    allowed_in_build_dir[1] = realpath(student, NULL);
-    start_runners(student, runner, reference);
+    trace("idle probe calibrated");
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
@@ -1498,5 +1549,6 @@ int main(int argc, char **argv) {
         ok = end != TIMED_WRONG;
     }
     result("done: %s", !ok ? "wrong" : end == TIMED_BUSY ? "busy" : "correct");
+    trace("done");
     finish(EXIT_DONE);
 }

@@ -101,4 +101,25 @@ check "an empty PATH: setup error (exit 65) naming PATH" t_empty_path
 t_unset_path() { code_is 65 env -u PATH GPUCOURSE_NVCC="$NVCC" "$GC" grade ex01 && has "setup error" && has "PATH is not set"; }
 check "no PATH at all: setup error (exit 65) naming PATH" t_unset_path
 
+# An unchanged file is not compiled again (grader/libcache.h): its library
+# and compiler output as built before. A change to the file, to the library,
+# a cache of its own (a classroom CI's fresh machine) or a local #include
+# compiles it again. --trace says which.
+reused() { has "compile    ok (unchanged since its last build)" && has_err "your library as built before"; }
+compiled() { has "compile    ok ([0-9.]* s)" && has_err "compile your file (nvcc)"; }
+t_reuse() {
+    cp exercises/ex03_saxpy.cu "$T/ws/exercises/" &&
+        code_is 77 "$GC" grade ex03 --trace && compiled &&
+        code_is 77 "$GC" grade ex03 --trace && reused || return 1
+    echo "// a comment" >>"$T/ws/exercises/ex03_saxpy.cu"
+    code_is 77 "$GC" grade ex03 --trace && compiled && code_is 77 "$GC" grade ex03 --trace && reused || return 1
+    printf 'junk' >>"$T/ws/.build/student-ex03.so"
+    code_is 77 "$GC" grade ex03 --trace && compiled || return 1
+    code_is 77 env XDG_CACHE_HOME="$T/cache2" "$GC" grade ex03 --trace && compiled || return 1
+    echo 'int shared_value = 1;' >"$T/ws/exercises/mine.h"
+    sed -i '1i #include "mine.h"' "$T/ws/exercises/ex03_saxpy.cu"
+    code_is 77 "$GC" grade ex03 --trace && compiled && code_is 77 "$GC" grade ex03 --trace && compiled
+}
+check "an unchanged file is not compiled again; a changed file or library, another cache, a local #include are" t_reuse
+
 echo "1..$n"

@@ -1,12 +1,13 @@
 # Sourced by the shell tests that run build/gpucourse without a GPU
 # (tests/cli.sh, tests/edges_*.sh): from the repository's root, GC is the
 # binary, T a fresh directory removed on exit, the workspace $T/ws on the
-# shipped course with GPUCOURSE_NO_GPU=1, and the TAP helpers below.
+# shipped course with GPUCOURSE_NO_GPU=1, the user's cache (records of
+# built libraries, grader/libcache.h) in $T/cache, and the TAP helpers below.
 #   . tests/lib.sh NAME        NAME: part of T's name
 GC=$PWD/build/gpucourse
 T=$(mktemp -d "/tmp/gpucourse-${1:-test}-XXXXXX")
 trap 'rm -rf "$T"' EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
+export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
 n=0
 # check "name" command...: passes when the command succeeds (TAP line; on a
 # failure, the first CHECK_LINES lines of what it printed, default 30)

@@ -8,6 +8,7 @@
 
 #include "../grader/classroom.h"
 #include "../grader/grader.h"
+#include "../grader/libcache.h"
 #include "../grader/sass.h"
 #include "../grader/report.h"
 #include "../grader/diagnose.h"
@@ -1713,6 +1714,111 @@ static void test_diagnosis_hints(void **state) {
     free(buf);
 }
 
+
+/* The judge's trace lines (tests/data/trace.txt) on the grader's time line:
+ * each step from the mark before it, the exit after the last; the verdict
+ * as without them. A judge on another machine's clock starts at its spawn. */
+static void test_trace(void **state) {
+    (void)state;
+    GradeResult r;
+    memset(&r, 0, sizeof r);
+    r.trace.origin = 99.0;
+    double step = trace_step(&r.trace, "compile", 99.0);
+    assert_true(step >= 99.0);
+    char *text = read_file("tests/data/trace.txt", NULL);
+    assert_non_null(text);
+    Exercise e = exercise();
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    trace_place_judge(&r.trace, 100.0, 100.8);
+    assert_int_equal(r.trace.n, 1 + 5 + 1);
+    const TraceStep *s = &r.trace.steps[1];
+    assert_string_equal(s[0].who, "judge");
+    assert_string_equal(s[0].what, "started, libraries loaded");
+    assert_true(fabs(s[0].start_s - 1.0) < 1e-9 && fabs(s[0].seconds - 0.01) < 1e-9);
+    assert_string_equal(s[1].what, "CUDA context, the device's properties");
+    assert_true(fabs(s[1].start_s - 1.01) < 1e-9 && fabs(s[1].seconds - 0.24) < 1e-9);
+    assert_true(fabs(s[3].seconds - 0.4) < 1e-9);
+    assert_string_equal(s[5].what, "exit (runners stopped)");
+    assert_true(fabs(s[5].seconds - 0.09) < 1e-9);
+
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    trace_print(f, "ex01", &r.trace, 1.9);
+    trace_json(f, &r.trace);
+    fclose(f);
+    assert_non_null(strstr(out, "trace of ex01: 1.900 s"));
+    assert_non_null(strstr(out, "   1.010    0.240    judge: CUDA context, the device's properties\n"));
+    assert_non_null(strstr(out, "judge 0.800 s"));
+    assert_non_null(strstr(out, "{\"who\": \"judge\", \"step\": \"done\", \"start_seconds\": 1.7"));
+    free(out);
+    grade_result_free(&r);
+
+    /* another machine's clock: shifted to the spawn; a line that is no mark is not a step */
+    Trace t = {.origin = 0};
+    assert_false(trace_judge_line(&t, "soon started"));
+    assert_true(trace_judge_line(&t, "5000.5 started"));
+    assert_true(trace_judge_line(&t, "5001.0 done"));
+    trace_place_judge(&t, 2.0, 4.0);
+    assert_int_equal(t.n, 3);
+    assert_true(fabs(t.steps[0].start_s - 2.0) < 1e-9 && t.steps[0].seconds == 0);
+    assert_true(fabs(t.steps[1].seconds - 0.5) < 1e-9);
+    assert_true(fabs(t.steps[2].seconds - 1.5) < 1e-9);
+    free(text);
+}
+
+
+/* The student's library kept for an unchanged file: only a file whose
+ * includes are the system's can be; a record outside the workspace that
+ * names the inputs and the library's contents; its SASS beside it. */
+static void test_libcache(void **state) {
+    (void)state;
+    const char *ok = "#include <cuda_runtime.h>\n  #  include <cuda/atomic>\n#pragma unroll\nint x; // 3%: fine\n";
+    assert_true(libcache_self_contained(ok, strlen(ok)));
+    const char *no[] = {
+        "#include \"mine.h\"\n", "#include MINE\n", "#include </etc/passwd>\n", "#include <../../home/x.h>\n",
+        "int a; #include \"x\"\n", "#inc\\\nlude \"x\"\n", "%:include \"x\"\n", "#embed \"x\"\n",
+        "asm(\".incbin \\\"x\\\"\");\n", "#if __has_include(\"x\")\n#endif\n", "#include_next \"x\"\n",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+        if (libcache_self_contained(no[i], strlen(no[i]))) fail_msg("taken as self-contained: %s", no[i]);
+    }
+
+    char dir[] = "/tmp/gpucourse-libcache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *cache = xprintf("%s/cache", dir), *src = xprintf("%s/ex01.cu", dir), *lib = xprintf("%s/student-ex01.so", dir);
+    setenv("XDG_CACHE_HOME", cache, 1);
+    assert_int_equal(write_file_atomic(src, ok, strlen(ok)), 0);
+    assert_int_equal(write_file_atomic(lib, "ELF one", 7), 0);
+    char *log = NULL;
+    unsigned repairs = 0;
+    assert_false(libcache_lookup(src, lib, 42, &log, &repairs)); /* nothing recorded */
+    libcache_store(src, lib, 42, "\nptxas info: 4 registers\n", 2);
+    assert_true(libcache_lookup(src, lib, 42, &log, &repairs));
+    assert_string_equal(log, "\nptxas info: 4 registers\n");
+    assert_int_equal(repairs, 2);
+    free(log);
+    assert_false(libcache_lookup(src, lib, 43, &log, &repairs)); /* other inputs */
+    assert_null(libcache_sass(lib));
+    libcache_store_sass(lib, "HGMMA.64x128x16\n");
+    char *sass = libcache_sass(lib);
+    assert_non_null(sass);
+    assert_string_equal(sass, "HGMMA.64x128x16\n");
+    free(sass);
+    assert_int_equal(write_file_atomic(lib, "ELF two", 7), 0); /* the library changed since */
+    assert_false(libcache_lookup(src, lib, 42, &log, &repairs));
+    assert_null(libcache_sass(lib));
+    const char *local = "#include \"mine.h\"\n";
+    assert_int_equal(write_file_atomic(src, local, strlen(local)), 0);
+    libcache_store(src, lib, 44, "", 0); /* never kept: mine.h may change */
+    assert_false(libcache_lookup(src, lib, 44, &log, &repairs));
+    unsetenv("XDG_CACHE_HOME");
+    char *rm = xprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm), free(cache), free(src), free(lib);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
@@ -1738,7 +1844,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
