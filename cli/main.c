@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../grader/gpulock.h"
@@ -666,6 +667,58 @@ static int cmd_calibrate(const Options *o, Course *c, const char *const *keys, i
 /* Validates the course; without a GPU compiles every stub, reference and
  * harness kind; with one also proves every reference passes with margin and
  * every stub fails. Text, or one JSON document (--format json). */
+/* How many nvcc runs check-course starts at once: one per core, no more
+ * than the memory holds at nvcc's limit each (COMPILE_MEMORY_LIMIT). */
+static int build_workers(void) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    long by_memory = pages > 0 && page > 0 ? (long)((double)pages * (double)page / (double)COMPILE_MEMORY_LIMIT) : 1;
+    long n = cores < by_memory ? cores : by_memory;
+    return n < 1 ? 1 : n > 32 ? 32 : (int)n;
+}
+
+/* Builds every exercise's files (check_builds) with `workers` processes
+ * at once, each taking the next exercise from a queue: the first exercise
+ * of each kind first, so that the kinds' harnesses (the longest builds)
+ * start together. Only fills the build cache: the caller's own pass then
+ * finds everything built and reports as before (a failed build, never
+ * cached, is built again there for its log). A harness two workers need
+ * is built once (toolchain_build_cached holds a lock per output). */
+static void prebuild_course(const Toolchain *t, const Course *c, const Workspace *w, int workers) {
+    int *order = xcalloc((size_t)c->nexercises, sizeof *order), n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < c->nexercises; i++) {
+            bool first_of_kind = true;
+            for (int j = 0; j < i; j++) first_of_kind &= strcmp(c->exercises[j].kind, c->exercises[i].kind) != 0;
+            if (first_of_kind == (pass == 0)) order[n++] = i;
+        }
+    int queue[2];
+    if (workers < 2 || pipe(queue) < 0) {
+        free(order);
+        return;
+    }
+    fflush(NULL);
+    pid_t *pids = xcalloc((size_t)workers, sizeof *pids);
+    for (int k = 0; k < workers; k++) {
+        pids[k] = fork();
+        if (pids[k] != 0) continue;
+        close(queue[1]);
+        int i; /* reads of 4 bytes from a pipe are whole */
+        while (!proc_take_interrupted() && read(queue[0], &i, sizeof i) == (ssize_t)sizeof i) {
+            ExerciseCheck x = {.e = &c->exercises[i]};
+            check_builds(t, c, w, &x);
+            free(x.build_problem);
+        }
+        _exit(0);
+    }
+    close(queue[0]);
+    for (int k = 0; k < n; k++) (void)!write(queue[1], &order[k], sizeof order[k]);
+    close(queue[1]);
+    for (int k = 0; k < workers; k++)
+        if (pids[k] > 0) waitpid(pids[k], NULL, 0);
+    free(pids);
+    free(order);
+}
+
 static int cmd_check_course(const Options *o, const char *const *keys, int nkeys) {
     if (o->format == FORMAT_JUNIT) return fail_usage("%s", "check-course writes --format text or json");
     if (!o->calibrate && nkeys) return fail_usage("'%s': check-course takes exercises only with --calibrate", keys[0]);
@@ -709,6 +762,10 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
         free(root);
         return rc;
     }
+    int workers = build_workers();
+    if (text && workers > 1) printf("building with %d compilers at once\n", workers);
+    if (text) fflush(stdout);
+    prebuild_course(&t, c, &w, workers);
     ExerciseCheck *xs = xcalloc((size_t)c->nexercises, sizeof *xs);
     int failures = 0;
     for (int i = 0; i < c->nexercises; i++) {

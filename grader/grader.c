@@ -1086,7 +1086,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     launch.wait_s = launch_wait_s;
     GpuInfo gpu = {0};
     if (!launched) gpu_probe(&gpu);
-    step = trace_step(&r->trace, launched ? "the launcher's settings" : "probe the GPU (driver)", step);
+    step = trace_step(&r->trace, launched ? "no probe: a launcher's job has its GPU" : "probe the GPU (driver)", step);
     if (!launched && gpu.count == 0) {
         set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", gpu.why);
         goto out;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -542,12 +543,19 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
     if (log) *log = NULL;
     char want[32];
     snprintf(want, sizeof want, "%016llx\n", (unsigned long long)build_hash(t, target, sources, include_dir));
+    /* one builder of an output at a time (check-course's workers, a class's
+     * array tasks on one build directory): the next finds it built */
+    char *lock_path = xprintf("%s.lock", output);
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    free(lock_path);
+    if (lock >= 0) while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {}
     char *stamp_path = xprintf("%s.stamp", output);
     char *have = file_exists(output) ? read_file(stamp_path, NULL) : NULL;
     bool fresh = have && !strcmp(have, want);
     free(have);
     if (fresh) {
         free(stamp_path);
+        if (lock >= 0) close(lock);
         return 0;
     }
     /* toolchain_compile renames a whole output into place: a concurrent
@@ -571,6 +579,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
         proc_result_free(&res);
     }
     free(stamp_path);
+    if (lock >= 0) close(lock);
     return rc;
 }
 
@@ -614,13 +623,27 @@ typedef int (*cuDeviceGetUuid_t)(unsigned char *, int); /* CUuuid: 16 bytes */
 /* CUdevice_attribute values from cuda.h (stable ABI). */
 enum { ATTR_CLOCK_RATE = 13, ATTR_SM_COUNT = 16, ATTR_CC_MAJOR = 75, ATTR_CC_MINOR = 76 };
 
+static void probe_driver(GpuInfo *g);
+
+/* A GPU found is kept for the process (the app grades each save: cuInit
+ * costs a tenth of a second each time); none found is looked for again. */
 void gpu_probe(GpuInfo *g) {
+    static GpuInfo found;
     memset(g, 0, sizeof *g);
     const char *forced = getenv("GPUCOURSE_NO_GPU");
     if (forced && *forced && strcmp(forced, "0")) {
         snprintf(g->why, sizeof g->why, "GPUCOURSE_NO_GPU is set");
         return;
     }
+    if (found.count > 0) {
+        *g = found;
+        return;
+    }
+    probe_driver(g);
+    if (g->count > 0) found = *g;
+}
+
+static void probe_driver(GpuInfo *g) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(g->why, sizeof g->why, "no NVIDIA driver (libcuda.so.1 not found)");

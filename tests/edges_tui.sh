@@ -22,7 +22,7 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
+export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
 unset VISUAL NO_COLOR
 E=$(printf '\033')
 C1=$(printf '\302\233') # U+009B, the one-character CSI of 8-bit terminals

@@ -41,7 +41,7 @@ if tests/slurm/cluster.sh start "$C" >"$T/start" 2>&1; then ok "a cluster starts
 mkdir -p "$T/cuda"
 ln -s "$STUB" "$T/cuda/libcuda.so.1"
 export LD_LIBRARY_PATH=$T/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPUCOURSE_COURSE=$ROOT
+export GPUCOURSE_COURSE=$ROOT XDG_CACHE_HOME=$T/cache
 unset GPUCOURSE_LAUNCHER GPUCOURSE_NO_GPU
 
 # a workspace with ex01's reference in it
@@ -62,7 +62,7 @@ here, there = (json.load(open(p))["results"][0] for p in sys.argv[1:3])
 # what changes from run to run: times, the seed, the reason's words on why
 # there is no GPU (here: the grader's probe; there: the judge's CUDA), and
 # the output, where srun adds its line about the judge's exit code
-vary = {"wall_seconds", "compile_seconds", "seed", "reason", "program_output"}
+vary = {"wall_seconds", "compile_seconds", "seed", "reason", "program_output", "trace"}
 assert set(here) == set(there), set(here) ^ set(there)
 for k in here:
     if k not in vary:

@@ -24,7 +24,7 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
+export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
 unset VISUAL NO_COLOR
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 
@@ -233,6 +233,8 @@ t_ctrl_c() {
 check "Ctrl-C restores the terminal" t_ctrl_c
 
 t_cancel() {
+    # a change, so that the file is compiled again (an unchanged one is not)
+    echo "// changed" >>"$T/ws/exercises/ex02_flip_lr.cu"
     start_shell && keys "GPUCOURSE_NVCC=$T/slow/nvcc $GC" Enter && wait_for "ex02 is next" && keys g &&
         wait_for "slow-nvcc: compiling" && keys C-c && wait_for "grading cancelled" && wait_for "Enter open" &&
         keys q && restored

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#define WATCH_DEBOUNCE_S 0.3
+#define WATCH_DEBOUNCE_S 0.15
 
 typedef struct Watcher Watcher;
 
