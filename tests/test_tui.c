@@ -234,11 +234,12 @@ static void test_debounce(void **state) {
     Debounce b = {0};
     int what = -1;
     assert_int_equal(debounce_wait_ms(&b, 10.0), -1);
+    const double half = WATCH_DEBOUNCE_S / 2;
     debounce_poke(&b, 3, 10.0);
-    debounce_poke(&b, 3, 10.2); /* a second event of the same save */
-    assert_false(debounce_take(&b, 10.4, &what));
-    assert_true(debounce_wait_ms(&b, 10.4) > 0);
-    assert_true(debounce_take(&b, 10.2 + WATCH_DEBOUNCE_S, &what));
+    debounce_poke(&b, 3, 10.0 + half); /* a second event of the same save */
+    assert_false(debounce_take(&b, 10.0 + 2 * half + half / 2, &what)); /* quiet for less than the debounce */
+    assert_true(debounce_wait_ms(&b, 10.0 + 2 * half + half / 2) > 0);
+    assert_true(debounce_take(&b, 10.0 + half + WATCH_DEBOUNCE_S + 1e-6, &what));
     assert_int_equal(what, 3);
     assert_false(debounce_take(&b, 20.0, &what));
 }
