@@ -664,9 +664,6 @@ static void check_json(const char *root, const StrList *problems, const Course *
 
 static int cmd_calibrate(const Options *o, Course *c, const char *const *keys, int nkeys);
 
-/* Validates the course; without a GPU compiles every stub, reference and
- * harness kind; with one also proves every reference passes with margin and
- * every stub fails. Text, or one JSON document (--format json). */
 /* How many nvcc runs check-course starts at once: one per core, no more
  * than the memory holds at nvcc's limit each (COMPILE_MEMORY_LIMIT). */
 static int build_workers(void) {
@@ -719,6 +716,9 @@ static void prebuild_course(const Toolchain *t, const Course *c, const Workspace
     free(order);
 }
 
+/* Validates the course; without a GPU compiles every stub, reference and
+ * harness kind; with one also proves every reference passes with margin and
+ * every stub fails. Text, or one JSON document (--format json). */
 static int cmd_check_course(const Options *o, const char *const *keys, int nkeys) {
     if (o->format == FORMAT_JUNIT) return fail_usage("%s", "check-course writes --format text or json");
     if (!o->calibrate && nkeys) return fail_usage("'%s': check-course takes exercises only with --calibrate", keys[0]);

@@ -506,9 +506,10 @@ static uint64_t hash_headers(uint64_t h, const char *dir) {
     return h;
 }
 
-/* What went into a build: the sources' contents, the flags and the compiler. */
-static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *const *sources,
-                           const char *include_dir) {
+/* What went into a build: the sources' contents, the flags (ours and the
+ * environment's) and the compiler. */
+uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,
+                             const char *include_dir) {
     uint64_t h = hash_str(HASH_INIT, t->nvcc);
     h = hash_str(h, t->version ? t->version : "");
     for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) h = hash_str(h, common_flags[i]);
@@ -524,13 +525,9 @@ static uint64_t build_hash(const Toolchain *t, BuildTarget target, const char *c
         free(data);
     }
     if (include_dir) h = hash_headers(h, include_dir);
-    return h;
-}
-
-uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,
-                             const char *include_dir) {
-    uint64_t h = build_hash(t, target, sources, include_dir);
-    const char *settings[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "PATH"};
+    /* the flags nvcc takes from the environment (not PATH: a shell of another
+     * PATH would build the harness again for nothing) */
+    const char *settings[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"};
     for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
         const char *v = getenv(settings[i]);
         h = hash_str(hash_str(h, settings[i]), v ? v : "\001unset");
@@ -542,7 +539,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
                            const char *output, const char *include_dir, char **log) {
     if (log) *log = NULL;
     char want[32];
-    snprintf(want, sizeof want, "%016llx\n", (unsigned long long)build_hash(t, target, sources, include_dir));
+    snprintf(want, sizeof want, "%016llx\n", (unsigned long long)toolchain_build_key(t, target, sources, include_dir));
     /* one builder of an output at a time (check-course's workers, a class's
      * array tasks on one build directory): the next finds it built */
     char *lock_path = xprintf("%s.lock", output);

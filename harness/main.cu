@@ -84,19 +84,6 @@ static void result(const char *fmt, ...) {
 
 static void stop_runners(void);
 
-// Where the judge's time goes (gpucourse grade --trace): a mark at the end
-// of each step, in seconds on the monotonic clock the grader reads too.
-static void trace(const char *fmt, ...) {
-    char what[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    result("trace: %.6f %s", (double)t.tv_sec + (double)t.tv_nsec * 1e-9, what);
-}
-
 // Ends the judge: the runners killed, the results flushed, and no teardown
 // of the CUDA runtime, cuBLAS and NVML, which the process's exit does anyway
 // (a tenth of a second that no result waits for).
@@ -140,6 +127,17 @@ static double now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+// Where the judge's time goes (gpucourse grade --trace): a mark at the end
+// of each step, in seconds on the monotonic clock the grader reads too.
+static void trace(const char *fmt, ...) {
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    result("trace: %.6f %s", now_us() / 1e6, what);
 }
 
 // ---------------------------------------------------------------- inputs
@@ -1498,14 +1496,6 @@ int main(int argc, char **argv) {
     result("kind: %s", kind.name);
     result("seed: %llu", (unsigned long long)seed);
 
-    // The build directory is where the reference lives; maps show real paths.
-    char *real_reference = realpath(reference, NULL);
-    if (!real_reference) fail(EXIT_LOAD, "load: cannot find the reference's code %s: %s", reference, strerror(errno));
-    snprintf(build_dir, sizeof build_dir, "%s", real_reference);
-    *strrchr(build_dir, '/') = '\0';
-    allowed_in_build_dir[0] = realpath(runner, NULL);
-    allowed_in_build_dir[1] = realpath(student, NULL);
-
     int devices = 0;
     cudaError_t err = cudaGetDeviceCount(&devices);
     if (err != cudaSuccess || devices == 0)
@@ -1531,10 +1521,14 @@ int main(int argc, char **argv) {
     trace("waiting for a quiet GPU");
     calibrate_idle_probe();
     trace("idle probe calibrated");
-    // The runners one after the other, after the calibration. Started
-    // beside the judge's context they saved a tenth of a second, but the
-    // student's times were then decided by the clock in half of ex33's
-    // grades on the H100 (docs/benchmarks.md), a cause not yet found.
+
+    // The build directory is where the reference lives; maps show real paths.
+    char *real_reference = realpath(reference, NULL);
+    if (!real_reference) fail(EXIT_LOAD, "load: cannot find the reference's code %s: %s", reference, strerror(errno));
+    snprintf(build_dir, sizeof build_dir, "%s", real_reference);
+    *strrchr(build_dir, '/') = '\0';
+    allowed_in_build_dir[0] = realpath(runner, NULL);
+    allowed_in_build_dir[1] = realpath(student, NULL);
     start_runners(student, runner, reference);
 
     bool ok = true;
