@@ -211,4 +211,16 @@ t_wait_settings() {
 }
 check "GPUCOURSE_GPU_WAIT and GPUCOURSE_LAUNCH_WAIT: junk, overflow, 0 and negatives are setup errors naming them" t_wait_settings
 
+# tools/clock-report.py on a call log the judge wrote on an H100
+# (GPUCOURSE_CALL_LOG): it redoes the clock rule (harness/rules.c) and must
+# land on the ratio that grading reported (0.980995), with 13 of the
+# student's 21 samples judged by the wall clock.
+t_clock_report() {
+    python3 tools/clock-report.py tests/data/calls_ex01.log > "$T/got" 2>&1 || { cat "$T/got"; return 1; }
+    grep -q '| 268435456 | 555 (31) | 573/639 | 521/548 | 503 | 13/1 of 21 | 0.9810 |' "$T/got" || { cat "$T/got"; return 1; }
+    python3 tools/clock-report.py > "$T/got" 2>&1 && { echo "no log: exit 0"; return 1; }
+    grep -q "Usage" "$T/got" || { cat "$T/got"; return 1; }
+}
+check "tools/clock-report.py: a recorded call log gives the judge's own ratio and clock counts" t_clock_report
+
 echo "1..$n"

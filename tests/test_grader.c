@@ -573,6 +573,11 @@ static void test_gpu_busy(void **state) {
     assert_int_equal(decide("busy_shared", &exited_ok, &r), V_PASS);
     assert_false(has_note(&r, "still running"));
     grade_result_free(&r);
+
+    /* one call of the student's waited, none of the others: a hiccup, no note */
+    assert_int_equal(decide("busy_once", &exited_ok, &r), V_PASS);
+    assert_false(has_note(&r, "still running"));
+    grade_result_free(&r);
 }
 
 /* A launcher that started no judge is its failure, never the student's. */

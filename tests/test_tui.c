@@ -235,13 +235,27 @@ static void test_debounce(void **state) {
     int what = -1;
     assert_int_equal(debounce_wait_ms(&b, 10.0), -1);
     const double half = WATCH_DEBOUNCE_S / 2;
-    debounce_poke(&b, 3, 10.0);
-    debounce_poke(&b, 3, 10.0 + half); /* a second event of the same save */
+    debounce_poke(&b, 3, 10.0, false);
+    debounce_poke(&b, 3, 10.0 + half, false); /* a second event of the same save */
     assert_false(debounce_take(&b, 10.0 + 2 * half + half / 2, &what)); /* quiet for less than the debounce */
     assert_true(debounce_wait_ms(&b, 10.0 + 2 * half + half / 2) > 0);
     assert_true(debounce_take(&b, 10.0 + half + WATCH_DEBOUNCE_S + 1e-6, &what));
     assert_int_equal(what, 3);
     assert_false(debounce_take(&b, 20.0, &what));
+
+    /* a write that ended (closed, or renamed into place) settles sooner */
+    assert_true(WATCH_SETTLE_S < WATCH_DEBOUNCE_S);
+    debounce_poke(&b, 4, 30.0, false);
+    debounce_poke(&b, 4, 30.0 + half, true);
+    assert_false(debounce_take(&b, 30.0 + half + WATCH_SETTLE_S / 2, &what));
+    assert_true(debounce_take(&b, 30.0 + half + WATCH_SETTLE_S + 1e-6, &what));
+    assert_int_equal(what, 4);
+    /* ... unless the file is written again: the whole debounce from then */
+    debounce_poke(&b, 5, 40.0, true);
+    debounce_poke(&b, 5, 40.0 + WATCH_SETTLE_S / 2, false);
+    assert_false(debounce_take(&b, 40.0 + WATCH_SETTLE_S + 1e-6, &what));
+    assert_true(debounce_take(&b, 40.0 + WATCH_SETTLE_S / 2 + WATCH_DEBOUNCE_S + 1e-6, &what));
+    assert_int_equal(what, 5);
 }
 
 static Exercise exercise(void) {

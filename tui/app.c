@@ -243,12 +243,12 @@ static void toggle_watch(App *a) {
     grade(a, a->ex, "watch mode on (every save grades), graded ");
 }
 
-static void on_saved(const char *name, void *ctx) {
+static void on_saved(const char *name, bool written, void *ctx) {
     App *a = ctx;
     for (int i = 0; i < a->course->nexercises; i++) {
         if (strcmp(a->course->exercises[i].file, name)) continue;
         if (a->opt.start && a->opt.watch && &a->course->exercises[i] != a->opt.start) return; /* watch EX: only EX */
-        debounce_poke(&a->debounce, i, now_seconds());
+        debounce_poke(&a->debounce, i, now_seconds(), written);
     }
 }
 
@@ -381,11 +381,12 @@ typedef struct {
     Debounce debounce;
 } TextWatch;
 
-static void text_on_saved(const char *name, void *ctx) {
+static void text_on_saved(const char *name, bool written, void *ctx) {
     TextWatch *t = ctx;
     for (int i = 0; i < t->c->nexercises; i++) {
         const Exercise *e = &t->c->exercises[i];
-        if (!strcmp(e->file, name) && (!t->only || t->only == e)) debounce_poke(&t->debounce, i, now_seconds());
+        if (!strcmp(e->file, name) && (!t->only || t->only == e))
+            debounce_poke(&t->debounce, i, now_seconds(), written);
     }
 }
 
@@ -418,7 +419,7 @@ static int watch_text(const Course *c, const Workspace *w, const TuiOptions *o) 
             char line[256];
             if (!fgets(line, sizeof line, stdin)) break;
             if (line[0] == 'q') break;
-            if (last >= 0) debounce_poke(&t.debounce, last, now_seconds() - WATCH_DEBOUNCE_S);
+            if (last >= 0) debounce_poke(&t.debounce, last, now_seconds() - WATCH_DEBOUNCE_S, false);
         }
         int ex;
         if (!debounce_take(&t.debounce, now_seconds(), &ex)) continue;

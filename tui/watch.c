@@ -54,7 +54,7 @@ bool watch_ignored(const char *name) {
     return false;
 }
 
-void watcher_read(Watcher *w, void (*saved)(const char *name, void *ctx), void *ctx) {
+void watcher_read(Watcher *w, void (*saved)(const char *name, bool written, void *ctx), void *ctx) {
     char buf[16 * (sizeof(struct inotify_event) + NAME_MAX + 1)]
         __attribute__((aligned(__alignof__(struct inotify_event))));
     for (;;) {
@@ -65,13 +65,13 @@ void watcher_read(Watcher *w, void (*saved)(const char *name, void *ctx), void *
             p += sizeof *ev + ev->len;
             if (!ev->len || (ev->mask & IN_ISDIR)) continue;
             if (watch_ignored(ev->name)) continue;
-            saved(ev->name, ctx);
+            saved(ev->name, (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0, ctx);
         }
     }
 }
 
-void debounce_poke(Debounce *b, int what, double now) {
-    b->due = now + WATCH_DEBOUNCE_S;
+void debounce_poke(Debounce *b, int what, double now, bool written) {
+    b->due = now + (written ? WATCH_SETTLE_S : WATCH_DEBOUNCE_S);
     b->what = what;
 }
 
