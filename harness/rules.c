@@ -24,8 +24,6 @@ double rules_overhead_bound(const StepTime *trusted, int n) {
     for (int i = 0; i < n; i++) o[i] = trusted[i].wall_ms - trusted[i].event_ms;
     qsort(o, (size_t)n, sizeof *o, cmp_double);
     double bound = o[(int)(0.9 * (n - 1) + 0.5)];
-    double median = n % 2 ? o[n / 2] : 0.5 * (o[n / 2 - 1] + o[n / 2]);
-    if (bound > median + RULES_OVERHEAD_SPREAD_MS) bound = median + RULES_OVERHEAD_SPREAD_MS;
     free(o);
     return bound > 0 ? bound : 0;
 }

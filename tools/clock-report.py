@@ -4,15 +4,13 @@
 Reads call logs written by the judge (GPUCOURSE_CALL_LOG=FILE gpucourse grade
 EX, any number of gradings appended to one file) and prints, per grading and
 timed size: the bound (the 90th percentile of wall - event over the trusted
-calls that measure it, at most their median + 0.1 ms), the overhead of the student's and the reference's
+calls that measure it), the overhead of the student's and the reference's
 sample calls (median and 90th percentile), how many of each were judged by
 the wall clock, and you/reference as the judge computes it (harness/rules.c).
 Usage: tools/clock-report.py LOG...
 """
 import statistics
 import sys
-
-SPREAD_MS = 0.1  # RULES_OVERHEAD_SPREAD_MS in harness/rules.h
 
 
 def pct(values, q):
@@ -49,7 +47,7 @@ def main(paths):
             samples = [c for c in calls if c[0] == "sample"]
             # a size timed again after a neighbour: the last attempt's 21 samples per contestant
             bound_calls = [w - e for _, who, e, w, _, m in samples if m]
-            bound = min(pct(bound_calls, 0.9), statistics.median(bound_calls) + SPREAD_MS)
+            bound = pct(bound_calls, 0.9)
             over = {who: [w - e for _, x, e, w, _, _ in samples if x == who] for who in ("student", "reference")}
             warm = [w - e for when, who, e, w, _, _ in calls if when == "warmup" and who != "student"]
             settled = {}
