@@ -129,11 +129,6 @@ static double *gemm_grown(double **buf, size_t *have, size_t n) {
     return *buf;
 }
 
-static inline int gemm_grid_for(size_t n) {
-    size_t blocks = (n + 255) / 256;
-    return (int)(blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks);
-}
-
 template <typename T, bool B_NK>
 static bool gemm_exact_dgemm(const T *A, const T *B, const float *C, double *out, double *magnitude, int M, int N,
                              int K, double alpha, double beta) {
@@ -145,9 +140,9 @@ static bool gemm_exact_dgemm(const T *A, const T *B, const float *C, double *out
     if (!gemm_grown(&a64, &a_have, na) || !gemm_grown(&a_abs, &a_abs_have, na) || !gemm_grown(&b64, &b_have, nb) ||
         !gemm_grown(&b_abs, &b_abs_have, nb))
         return false;
-    gemm_widen_kernel<<<gemm_grid_for(na), 256>>>(A, na, a64, a_abs);
-    gemm_widen_kernel<<<gemm_grid_for(nb), 256>>>(B, nb, b64, b_abs);
-    gemm_scaled_c_kernel<<<gemm_grid_for(nc), 256>>>(C, nc, beta, out, magnitude);
+    gemm_widen_kernel<<<grid_for(na), 256>>>(A, na, a64, a_abs);
+    gemm_widen_kernel<<<grid_for(nb), 256>>>(B, nb, b64, b_abs);
+    gemm_scaled_c_kernel<<<grid_for(nc), 256>>>(C, nc, beta, out, magnitude);
     // Row-major C (M x N) is column-major C^T (N x M) = B^T A^T: B first. A
     // row-major B (K x N) is column-major B^T with ld N; one given N x K
     // (B_NK) is column-major K x N with ld K, transposed.

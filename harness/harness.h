@@ -124,6 +124,12 @@ extern const KindDef kind;
 #define KIND_LIBRARY(name, fn) name, fn
 #endif
 
+// Blocks of 256 threads for a grid-stride loop over n elements: at least one, at most 4096.
+static inline int grid_for(size_t n) {
+    size_t blocks = (n + 255) / 256;
+    return (int)(blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks);
+}
+
 // A kind file's helpers: the number of elements in common shapes.
 static inline size_t dims_n(const Dims &d) { return (size_t)d.d[0]; }
 static inline size_t dims_rows_cols(const Dims &d) { return (size_t)d.d[0] * (size_t)d.d[1]; }

@@ -41,11 +41,6 @@ static __global__ void fill_kernel(void *p, size_t n, int type, int whole, uint6
     }
 }
 
-static inline int grid_for(size_t n) {
-    size_t blocks = (n + 255) / 256;
-    return (int)std::min<size_t>(std::max<size_t>(blocks, 1), 4096);
-}
-
 static inline size_t elem_size(ElemType t) { return t == ELEM_BF16 || t == ELEM_F16 ? 2 : 4; }
 
 // Array i of a problem filled from seed: each (seed, array) pair is its own stream.
