@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../grader/gpulock.h"
+#include "../grader/launcher.h"
 #include "../grader/grader.h"
 #include "../grader/report.h"
 #include "../harness/sandbox.h"
@@ -71,6 +72,9 @@ static const char usage_text[] =
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --explain                  grade: after each failing grade, what why says\n"
     "  --trace                    grade: where each grading's time went, on stderr (also GPUCOURSE_TRACE=1)\n"
+    "  --gpus N|all               grade and class grade with several exercises or students: how many\n"
+    "                             gradings run at once, each on a GPU of its own (default all: one per\n"
+    "                             GPU of this machine; through GPUCOURSE_LAUNCHER, default 1)\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
@@ -110,6 +114,8 @@ typedef struct {
     const char *out;          /* class grade: the output directory */
     bool slurm;               /* class grade: as a Slurm job array */
     int task;                 /* class grade: grade only this student (a job array's task); -1: all */
+    int gpus;                 /* grade, class grade: gradings at once (--gpus N); 0: all, one per GPU */
+    bool gpus_given;
 } Options;
 
 /* The usage or setup error that ends this run: said on stderr when it
@@ -447,6 +453,108 @@ static int selected_exercises(Session *s, const Options *o, const char *const *k
 /* When this process began (main), for a trace's first line. */
 static double process_start;
 
+static int build_workers(void);
+
+/* How many gradings run at once (--gpus): one per GPU of this machine
+ * (each takes whichever GPU is free, never two on one), no more than asked,
+ * than there are jobs, or than the compilers the memory holds (each
+ * grading compiles). Through a launcher its jobs bring their own GPUs: as
+ * many as asked, 1 unless --gpus N. *gpus: the GPUs that count. */
+static int grading_workers(const Options *o, int jobs, int *gpus) {
+    Launcher launch;
+    int n;
+    if (launcher_from_env(&launch)) {
+        launcher_free(&launch);
+        n = *gpus = o->gpus ? o->gpus : 1;
+    } else {
+        GpuInfo g;
+        gpu_probe(&g); /* kept for the process: the gradings probe no more */
+        *gpus = g.count;
+        n = g.count < 1 ? 1 : g.count;
+        if (o->gpus && o->gpus < n) n = o->gpus;
+        if (o->gpus > g.count && g.count > 1)
+            fprintf(stderr, "gpucourse: --gpus %d: this machine has %d GPUs; grading on %d at once\n", o->gpus,
+                    g.count, n);
+    }
+    int compilers = build_workers();
+    if (n > compilers) n = compilers;
+    if (n > jobs) n = jobs;
+    return n < 1 ? 1 : n;
+}
+
+/* What took how long, for a run of several gradings: "42 gradings in 95 s,
+ * 2 at once on 2 GPUs: 26.5 a minute". */
+static void print_throughput(FILE *out, int gradings, double seconds, int at_once, int gpus) {
+    fprintf(out, "%d grading%s in %.0f s", gradings, gradings == 1 ? "" : "s", seconds);
+    if (at_once > 1) fprintf(out, ", %d at once on %d GPU%s", at_once, gpus, gpus == 1 ? "" : "s");
+    else if (gpus > 0) fprintf(out, ", one at a time on %d GPU%s", gpus, gpus == 1 ? "" : "s");
+    if (seconds > 0) fprintf(out, ": %.1f a minute", 60.0 * gradings / seconds);
+    fputc('\n', out);
+}
+
+/* The gradings of one grade command, as proc_pool_run's jobs. */
+typedef struct {
+    Session *s;
+    const Options *o;
+    const Exercise **list;
+    GradeResult *rs;
+    Diagnosis *ds;
+    bool why, any_diagnosis;
+    int count, graded;
+} GradeRun;
+
+/* In a worker (or here, with one): grades list[i]. */
+static void grade_job(int i, StrBuf *reply, void *ctx) {
+    GradeRun *g = ctx;
+    GradeOptions go = {.seed = g->o->seed, .timeout_s = g->o->timeout_s, .on_phase = on_phase, .ctx = (void *)g->list[i]};
+    GradeResult r;
+    grade_exercise(g->s->course, &g->s->ws, g->list[i], &go, &r);
+    grade_result_pack(&r, reply);
+    grade_result_free(&r);
+}
+
+/* Here, in course order: records list[i]'s result and reports it; false
+ * after Ctrl-C. reply NULL: its worker died before it could say. */
+static bool graded_one(int i, const char *reply, size_t len, void *ctx) {
+    GradeRun *g = ctx;
+    const Options *o = g->o;
+    const Exercise *e = g->list[i];
+    GradeResult *r = &g->rs[i];
+    if (!reply || !grade_result_unpack(reply, len, r)) {
+        memset(r, 0, sizeof *r);
+        r->verdict = V_SETUP_ERROR;
+        snprintf(r->reason, sizeof r->reason,
+                 "the process of gpucourse's that graded %s ended before it said how (not your code's doing: that "
+                 "runs in a process of its own); grade it again with 'gpucourse grade %s'", e->id, e->id);
+    }
+    g->graded = i + 1;
+    double recording = now_seconds();
+    char *notice = NULL;
+    if (grade_record(&g->s->ws, e, r, &notice) < 0)
+        fprintf(stderr, "gpucourse: warning: progress not saved: %s\n", last_error());
+    if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
+    free(notice);
+    if (o->format == FORMAT_TEXT) {
+        report_text(stdout, e, r);
+        fflush(stdout);
+    }
+    if (o->trace) {
+        trace_step(&r->trace, "record progress, print the report", recording);
+        /* what this process did before its first grading: the course, the workspace */
+        if (i == 0) fprintf(stderr, "gpucourse started %.3f s before grading\n", r->trace.origin - process_start);
+        trace_print(stderr, e->id, &r->trace, now_seconds() - r->trace.origin);
+    }
+    if (explained(o, g->why, r->verdict)) {
+        DiagnoseOptions dop = {.on_phase = on_phase, .ctx = (void *)e};
+        diagnose_exercise(g->s->course, &g->s->ws, e, r, &dop, &g->ds[i]);
+        g->any_diagnosis = true;
+        if (o->format == FORMAT_TEXT) report_diagnosis_text(stdout, g->s->course, e, r, &g->ds[i]);
+    }
+    if (o->format == FORMAT_TEXT && i + 1 < g->count) putchar('\n');
+    fflush(stdout);
+    return r->verdict != V_INTERRUPTED;
+}
+
 static int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, bool why) {
     const Exercise **list;
     int count = selected_exercises(s, o, keys, nkeys, &list);
@@ -454,51 +562,36 @@ static int cmd_grade(Session *s, const Options *o, const char *const *keys, int 
         free(list);
         return EXIT_USAGE;
     }
-    GradeResult *rs = xcalloc((size_t)count, sizeof *rs);
-    Diagnosis *ds = xcalloc((size_t)count, sizeof *ds);
-    bool any_diagnosis = false;
-    int graded = 0;
-    for (int i = 0; i < count; i++) {
-        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = on_phase, .ctx = (void *)list[i]};
-        grade_exercise(s->course, &s->ws, list[i], &go, &rs[i]);
-        graded++;
-        double recording = now_seconds();
-        char *notice = NULL;
-        if (grade_record(&s->ws, list[i], &rs[i], &notice) < 0)
-            fprintf(stderr, "gpucourse: warning: progress not saved: %s\n", last_error());
-        if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
-        free(notice);
-        if (o->format == FORMAT_TEXT) {
-            report_text(stdout, list[i], &rs[i]);
-            fflush(stdout);
-        }
-        if (o->trace) {
-            trace_step(&rs[i].trace, "record progress, print the report", recording);
-            /* what this process did before its first grading: the course, the workspace */
-            if (i == 0) fprintf(stderr, "gpucourse started %.3f s before grading\n", rs[i].trace.origin - process_start);
-            trace_print(stderr, list[i]->id, &rs[i].trace, now_seconds() - rs[i].trace.origin);
-        }
-        if (explained(o, why, rs[i].verdict)) {
-            DiagnoseOptions dop = {.on_phase = on_phase, .ctx = (void *)list[i]};
-            diagnose_exercise(s->course, &s->ws, list[i], &rs[i], &dop, &ds[i]);
-            any_diagnosis = true;
-            if (o->format == FORMAT_TEXT) report_diagnosis_text(stdout, s->course, list[i], &rs[i], &ds[i]);
-        }
-        if (o->format == FORMAT_TEXT && i + 1 < count) putchar('\n');
-        fflush(stdout);
-        if (rs[i].verdict == V_INTERRUPTED) break;
+    GradeRun g = {s, o, list, xcalloc((size_t)count, sizeof *g.rs), xcalloc((size_t)count, sizeof *g.ds), why, false,
+                  count, 0};
+    int gpus = 0, at_once = count > 1 ? grading_workers(o, count, &gpus) : 1;
+    double start = now_seconds();
+    bool interrupted = false;
+    ProcPool pool = {count, at_once, grade_job, graded_one, &g};
+    proc_pool_run(&pool, &interrupted);
+    if (interrupted && g.graded < count && (g.graded == 0 || g.rs[g.graded - 1].verdict != V_INTERRUPTED)) {
+        /* the first grading that did not come back was stopped: said as one run alone says it */
+        GradeResult stopped = {.verdict = V_INTERRUPTED};
+        snprintf(stopped.reason, sizeof stopped.reason, "grading was interrupted; nothing was recorded");
+        StrBuf packed = {0};
+        grade_result_pack(&stopped, &packed);
+        graded_one(g.graded, packed.buf, packed.len, &g);
+        sb_free(&packed);
     }
-    if (o->format == FORMAT_JSON) report_json_diagnosed(stdout, list, rs, any_diagnosis ? ds : NULL, graded);
-    if (o->format == FORMAT_JUNIT) report_junit(stdout, list, rs, graded);
+    int graded = g.graded;
+    if (o->format == FORMAT_JSON) report_json_diagnosed(stdout, list, g.rs, g.any_diagnosis ? g.ds : NULL, graded);
+    if (o->format == FORMAT_JUNIT) report_junit(stdout, list, g.rs, graded);
     if (o->format == FORMAT_TEXT && count > 1) {
         int passed = 0, skipped = 0;
-        for (int i = 0; i < graded; i++) passed += rs[i].verdict == V_PASS, skipped += rs[i].verdict == V_SKIPPED;
-        printf("\n%d passed, %d failed, %d skipped\n", passed, graded - passed - skipped, skipped);
+        for (int i = 0; i < graded; i++) passed += g.rs[i].verdict == V_PASS, skipped += g.rs[i].verdict == V_SKIPPED;
+        putchar('\n');
+        print_throughput(stdout, graded, now_seconds() - start, at_once, gpus);
+        printf("%d passed, %d failed, %d skipped\n", passed, graded - passed - skipped, skipped);
     }
-    int code = combined_exit(rs, graded);
-    for (int i = 0; i < graded; i++) grade_result_free(&rs[i]);
-    free(rs);
-    free(ds);
+    int code = combined_exit(g.rs, graded);
+    for (int i = 0; i < graded; i++) grade_result_free(&g.rs[i]);
+    free(g.rs);
+    free(g.ds);
     free(list);
     return code;
 }
@@ -680,7 +773,29 @@ static int build_workers(void) {
  * finds everything built and reports as before (a failed build, never
  * cached, is built again there for its log). A harness two workers need
  * is built once (toolchain_build_cached holds a lock per output). */
-static void prebuild_course(const Toolchain *t, const Course *c, const Workspace *w, int workers) {
+typedef struct {
+    const Toolchain *t;
+    const Course *c;
+    const Workspace *w;
+    int *order;
+} Prebuild;
+
+static void prebuild_job(int k, StrBuf *reply, void *ctx) {
+    (void)reply;
+    Prebuild *p = ctx;
+    ExerciseCheck x = {.e = &p->c->exercises[p->order[k]]};
+    check_builds(p->t, p->c, p->w, &x);
+    free(x.build_problem);
+}
+
+static bool prebuilt(int k, const char *reply, size_t len, void *ctx) {
+    (void)k, (void)reply, (void)len, (void)ctx;
+    return true;
+}
+
+/* Returns false after Ctrl-C. */
+static bool prebuild_course(const Toolchain *t, const Course *c, const Workspace *w, int workers) {
+    if (workers < 2) return true;
     int *order = xcalloc((size_t)c->nexercises, sizeof *order), n = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < c->nexercises; i++) {
@@ -688,32 +803,12 @@ static void prebuild_course(const Toolchain *t, const Course *c, const Workspace
             for (int j = 0; j < i; j++) first_of_kind &= strcmp(c->exercises[j].kind, c->exercises[i].kind) != 0;
             if (first_of_kind == (pass == 0)) order[n++] = i;
         }
-    int queue[2];
-    if (workers < 2 || pipe(queue) < 0) {
-        free(order);
-        return;
-    }
-    fflush(NULL);
-    pid_t *pids = xcalloc((size_t)workers, sizeof *pids);
-    for (int k = 0; k < workers; k++) {
-        pids[k] = fork();
-        if (pids[k] != 0) continue;
-        close(queue[1]);
-        int i; /* reads of 4 bytes from a pipe are whole */
-        while (!proc_take_interrupted() && read(queue[0], &i, sizeof i) == (ssize_t)sizeof i) {
-            ExerciseCheck x = {.e = &c->exercises[i]};
-            check_builds(t, c, w, &x);
-            free(x.build_problem);
-        }
-        _exit(0);
-    }
-    close(queue[0]);
-    for (int k = 0; k < n; k++) (void)!write(queue[1], &order[k], sizeof order[k]);
-    close(queue[1]);
-    for (int k = 0; k < workers; k++)
-        if (pids[k] > 0) waitpid(pids[k], NULL, 0);
-    free(pids);
+    Prebuild p = {t, c, w, order};
+    ProcPool pool = {n, workers, prebuild_job, prebuilt, &p};
+    bool interrupted;
+    proc_pool_run(&pool, &interrupted);
     free(order);
+    return !interrupted && !proc_take_interrupted();
 }
 
 /* Validates the course; without a GPU compiles every stub, reference and
@@ -765,7 +860,14 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
     int workers = build_workers();
     if (text && workers > 1) printf("building with %d compilers at once\n", workers);
     if (text) fflush(stdout);
-    prebuild_course(&t, c, &w, workers);
+    if (!prebuild_course(&t, c, &w, workers)) {
+        fprintf(stderr, "gpucourse: check-course interrupted\n");
+        workspace_free(&w);
+        toolchain_free(&t);
+        course_free(c);
+        free(root);
+        return EXIT_INTERRUPTED;
+    }
     ExerciseCheck *xs = xcalloc((size_t)c->nexercises, sizeof *xs);
     int failures = 0;
     for (int i = 0; i < c->nexercises; i++) {
@@ -1040,16 +1142,24 @@ static int cmd_doctor(const Options *o) {
         snprintf(detail, sizeof detail, "%s, sm_%d%d, %d SMs, %d MHz max", g.name, g.cc_major, g.cc_minor, g.sm_count,
                  g.clock_mhz);
         doctor_line(true, "gpu", detail, NULL);
-        /* one timed grading per GPU: every user's gpucourse must reach the same lock */
-        GpuLock lock;
-        GpuLockRequest probe = {.gpu = g.uuid, .what = "doctor", .timeout_s = 0.01};
-        GpuLockResult locked = gpu_lock(&probe, &lock);
-        char *path = gpu_lock_path(g.uuid);
-        snprintf(detail, sizeof detail, "%s%s", path, locked == GPU_LOCK_TIMED_OUT ? " (a grading holds it now)" : "");
-        doctor_line(locked != GPU_LOCK_FAILED, "gpu lock", locked == GPU_LOCK_FAILED ? last_error() : detail,
-                    "set GPUCOURSE_LOCK_DIR to a directory every user of this GPU can write (mode 1777)");
-        gpu_unlock(&lock);
-        free(path);
+        if (g.count > 1) {
+            snprintf(detail, sizeof detail, "%d: a grading takes whichever is free; grade and class grade with several "
+                     "exercises or students use them all at once (--gpus N sets how many)", g.count);
+            doctor_line(true, "gpus", detail, NULL);
+        }
+        /* one timed grading per GPU: every user's gpucourse must reach the same locks */
+        for (int i = 0; i < g.count; i++) {
+            GpuLock lock;
+            const char *one[] = {g.uuids[i]};
+            GpuLockRequest probe = {.gpus = one, .ngpus = 1, .what = "doctor", .timeout_s = 0.01};
+            GpuLockResult locked = gpu_lock(&probe, &lock);
+            char *path = gpu_lock_path(g.uuids[i]);
+            snprintf(detail, sizeof detail, "%s%s", path, locked == GPU_LOCK_TIMED_OUT ? " (a grading holds it now)" : "");
+            doctor_line(locked != GPU_LOCK_FAILED, "gpu lock", locked == GPU_LOCK_FAILED ? last_error() : detail,
+                        "set GPUCOURSE_LOCK_DIR to a directory every user of this GPU can write (mode 1777)");
+            gpu_unlock(&lock);
+            free(path);
+        }
         if (g.cc_major != 9)
             printf("%-8s %-12s the course targets Hopper (sm_90a); this GPU cannot run its code\n", "WARNING", "");
     } else {
@@ -1264,7 +1374,9 @@ static int class_slurm(const Options *o, const char *course, const char *roster,
     strlist_add(&args, "sbatch");
     strlist_add(&args, "--parsable");
     strlist_add(&args, "--wait");
-    char *array = xprintf("--array=0-%d", students - 1), *log = xprintf("--output=%s/log/task-%%a.txt", out);
+    /* --gpus N: at most N tasks (GPUs) at once, Slurm's array throttle */
+    char *array = o->gpus ? xprintf("--array=0-%d%%%d", students - 1, o->gpus) : xprintf("--array=0-%d", students - 1);
+    char *log = xprintf("--output=%s/log/task-%%a.txt", out);
     strlist_add(&args, array);
     strlist_add(&args, "--job-name=gpucourse-class");
     strlist_add(&args, log);
@@ -1298,6 +1410,34 @@ static int class_slurm(const Options *o, const char *course, const char *roster,
     strlist_free(&args);
     free(path);
     return rc;
+}
+
+/* The students of a class grade here, as proc_pool_run's jobs. */
+typedef struct {
+    const Course *course;
+    const Roster *roster;
+    const ClassOptions *co;
+    bool interrupted;
+} ClassRun;
+
+/* In a worker (or here): student i graded into OUT; the reply is the
+ * outcome, then what went wrong. */
+static void class_job(int i, StrBuf *reply, void *ctx) {
+    ClassRun *run = ctx;
+    int rc = class_grade_student(run->course, run->roster, i, run->co);
+    sb_printf(reply, "%d\n%s", rc, rc < 0 ? last_error() : "");
+}
+
+static bool class_done(int i, const char *reply, size_t len, void *ctx) {
+    (void)len;
+    ClassRun *run = ctx;
+    const char *name = run->roster->students[i].name;
+    int rc = reply ? atoi(reply) : -1;
+    if (rc == EXIT_INTERRUPTED) return !(run->interrupted = true);
+    if (rc < 0) /* their row says "not graded"; the others go on */
+        fprintf(stderr, "gpucourse: %s: %s\n", name,
+                reply ? strchr(reply, '\n') + 1 : "the process that graded them ended before it said how");
+    return true;
 }
 
 static int cmd_class(const Options *o, const char *const *args, int nargs) {
@@ -1344,11 +1484,15 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
         rc = course && roster_abs ? class_slurm(o, course, roster_abs, selection, nsel, roster.count, out)
                                   : error("cannot resolve the course's or the roster's path");
         free(course), free(roster_abs);
-    } else {
-        for (int i = 0; i < roster.count && rc != EXIT_INTERRUPTED; i++) {
-            rc = class_grade_student(s.course, &roster, i, &co);
-            if (rc < 0) fprintf(stderr, "gpucourse: %s: %s\n", roster.students[i].name, last_error()), rc = 0;
-        }
+    } else { /* the students, as many at once as this machine has GPUs */
+        int gpus = 0, at_once = grading_workers(o, roster.count, &gpus);
+        ClassRun run = {s.course, &roster, &co, 0};
+        ProcPool pool = {roster.count, at_once, class_job, class_done, &run};
+        bool interrupted = false;
+        double start = now_seconds();
+        int students = proc_pool_run(&pool, &interrupted);
+        rc = interrupted || run.interrupted ? EXIT_INTERRUPTED : 0;
+        if (!rc) print_throughput(stderr, students * count, now_seconds() - start, at_once, gpus);
     }
     if (rc == EXIT_INTERRUPTED) fprintf(stderr, "gpucourse: interrupted: no gradebook written\n");
     else if (rc < 0) rc = fail_setup();
@@ -1419,6 +1563,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
         {"explain", no_argument, NULL, 'x'}, {"trace", no_argument, NULL, 'R'},
         {"out", required_argument, NULL, 'O'}, {"slurm", no_argument, NULL, 'S'}, {"task", required_argument, NULL, 'K'},
+        {"gpus", required_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     int rc = 0, opt, longindex = 0;
@@ -1460,6 +1605,12 @@ static int parse_options(int argc, char **argv, Options *o) {
             if (option_number(optarg, 0, 1000000, &v)) o->task = (int)v;
             else rc = fail_usage("--task takes a student's index (0 to 1000000), not '%s'", optarg);
             break;
+        case 'G':
+            o->gpus_given = true;
+            if (!strcmp(optarg, "all")) o->gpus = 0;
+            else if (option_number(optarg, 1, GPU_MAX, &v)) o->gpus = (int)v;
+            else rc = fail_usage("--gpus takes how many GPUs to grade on at once (1 to %d) or all, not '%s'", GPU_MAX, optarg);
+            break;
         case 'r':
             if (option_number(optarg, 1, 100, &v)) o->runs = (int)v;
             else rc = fail_usage("--runs takes a number of runs (1 to 100), not '%s'", optarg);
@@ -1492,6 +1643,8 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (cmd && !strcmp(cmd, "new")) return cmd_new(o, args, nargs);
     if (cmd && !strcmp(cmd, "class")) return cmd_class(o, args, nargs);
     if (o->out || o->slurm || o->task >= 0) return fail_usage("%s", "--out, --slurm and --task go with class grade");
+    if (o->gpus_given && (!cmd || (strcmp(cmd, "grade") && strcmp(cmd, "why"))))
+        return fail_usage("%s", "--gpus goes with grade and class grade");
     if (o->kind || o->title) return fail_usage("%s", "--kind and --title go with new");
     if (o->calibrate || o->runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
     if (o->explain && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--explain goes with grade");

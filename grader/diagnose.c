@@ -456,10 +456,17 @@ static void progress(const DiagnoseOptions *o, const char *what) {
     if (o && o->on_phase) o->on_phase(what, o->ctx);
 }
 
+/* Where the diagnosis's runs go on a machine with several GPUs: the GPU
+ * the grading ran on, whose lock diagnose_exercise holds while they run
+ * ("CUDA_VISIBLE_DEVICES=GPU-...", grade_gpu_env); NULL with one GPU. */
+static char *on_gpu;
+
 /* Runs argv (the runner, or a sanitizer around it) with the result pipe;
  * fills res. Returns -1 when it could not start. */
 static int run(const char *const *argv, double timeout_s, ProcResult *res) {
-    ProcSpec spec = {.argv = argv, .timeout_s = timeout_s, .capture_limit = OUTPUT_LIMIT, .result_fd = RESULT_FD};
+    const char *env[] = {on_gpu, NULL};
+    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = timeout_s, .capture_limit = OUTPUT_LIMIT,
+                     .result_fd = RESULT_FD};
     return proc_run(&spec, res);
 }
 
@@ -667,8 +674,11 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         goto out;
     }
     /* its runs use the GPU: not beside another grading's timing */
-    GpuLockRequest want = {.gpu = r->gpu_id, .what = e->id, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    const char *gpus[] = {r->gpu_id};
+    GpuLockRequest want = {.gpus = gpus, .ngpus = 1, .what = e->id, .on_wait = o ? o->on_phase : NULL,
+                           .ctx = o ? o->ctx : NULL};
     GpuLockResult locked = r->gpu_id[0] ? gpu_lock(&want, &lock) : GPU_LOCK_FAILED;
+    on_gpu = grade_gpu_env(r);
     if (locked == GPU_LOCK_INTERRUPTED || locked == GPU_LOCK_TIMED_OUT) {
         d->kind = DIAG_NOTHING;
         snprintf(d->why_not, sizeof d->why_not, "%s", locked == GPU_LOCK_INTERRUPTED ? "interrupted" : last_error());
@@ -705,6 +715,8 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
     diagnose_hints(e, d);
 out:
     gpu_unlock(&lock);
+    free(on_gpu);
+    on_gpu = NULL;
     d->wall_s = now_seconds() - start;
     free(lib);
     free(source);

@@ -60,45 +60,92 @@ static char *holder_text(int fd) {
     return b.buf ? b.buf : xstrdup("another grading run");
 }
 
-static bool take(void *fd) { return flock(*(int *)fd, LOCK_EX | LOCK_NB) == 0; }
+/* The lock files of a request's GPUs, open; take() tries each in turn. */
+typedef struct {
+    int *fds;
+    int n, held; /* held: the index taken, -1 none */
+} Candidates;
+
+static bool take(void *ctx) {
+    Candidates *c = ctx;
+    for (int i = 0; i < c->n; i++)
+        if (flock(c->fds[i], LOCK_EX | LOCK_NB) == 0) {
+            c->held = i;
+            return true;
+        }
+    return false;
+}
+
+/* Whom the waiting one waits for: "pid 7 of uid 1000 grading ex13", and
+ * with several GPUs each holder after its GPU. */
+static char *holders_text(const GpuLockRequest *req, const Candidates *c) {
+    if (c->n == 1) return holder_text(c->fds[0]);
+    StrBuf b = {0};
+    for (int i = 0; i < c->n; i++) {
+        char *h = holder_text(c->fds[i]);
+        sb_printf(&b, "%s%s: %s", i ? "; " : "", req->gpus[i], h);
+        free(h);
+    }
+    return b.buf;
+}
 
 GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     out->fd = -1;
-    char *path = gpu_lock_path(req->gpu);
-    int fd = open_lock(path);
-    if (fd < 0) {
-        error("cannot open the GPU's lock %s: %s (GPUCOURSE_LOCK_DIR names a directory every user can write)", path,
-              strerror(errno));
-        free(path);
+    out->which = -1;
+    if (req->ngpus < 1) {
+        error("no GPU to lock");
         return GPU_LOCK_FAILED;
     }
-    free(path);
+    Candidates c = {xcalloc((size_t)req->ngpus, sizeof *c.fds), req->ngpus, -1};
+    for (int i = 0; i < c.n; i++) c.fds[i] = -1;
+    GpuLockResult result = GPU_LOCK_HELD;
+    for (int i = 0; i < c.n; i++) {
+        char *path = gpu_lock_path(req->gpus[i]);
+        c.fds[i] = open_lock(path);
+        if (c.fds[i] < 0) {
+            error("cannot open the GPU's lock %s: %s (GPUCOURSE_LOCK_DIR names a directory every user can write)",
+                  path, strerror(errno));
+            result = GPU_LOCK_FAILED;
+        }
+        free(path);
+        if (result != GPU_LOCK_HELD) break;
+    }
     double timeout = req->timeout_s;
     if (timeout <= 0) timeout = DEFAULT_WAIT_S;
 
-    if (!take(&fd)) {
-        char *holder = holder_text(fd);
-        char *message = xprintf("waiting for the GPU (%s): %s holds it; Ctrl-C stops", req->gpu, holder);
+    if (result == GPU_LOCK_HELD && !take(&c)) {
+        char *holder = holders_text(req, &c);
+        char *message = c.n == 1 ? xprintf("waiting for the GPU (%s): %s holds it; Ctrl-C stops", req->gpus[0], holder)
+                                 : xprintf("waiting for one of %d GPUs, all busy (%s); Ctrl-C stops", c.n, holder);
         if (req->on_wait) req->on_wait(message, req->ctx);
         free(message);
-        ProcWait waited = proc_wait_for(take, &fd, timeout);
-        if (waited == PROC_WAIT_TIMED_OUT)
-            error("the GPU (%s) stayed busy with other gradings for %g s (%s); GPUCOURSE_GPU_WAIT sets how long to "
-                  "wait", req->gpu, timeout, holder);
-        free(holder);
-        if (waited != PROC_WAIT_DONE) {
-            close(fd);
-            return waited == PROC_WAIT_INTERRUPTED ? GPU_LOCK_INTERRUPTED : GPU_LOCK_TIMED_OUT;
+        ProcWait waited = proc_wait_for(take, &c, timeout);
+        if (waited == PROC_WAIT_TIMED_OUT) {
+            if (c.n == 1)
+                error("the GPU (%s) stayed busy with other gradings for %g s (%s); GPUCOURSE_GPU_WAIT sets how long "
+                      "to wait", req->gpus[0], timeout, holder);
+            else
+                error("all %d GPUs stayed busy with other gradings for %g s (%s); GPUCOURSE_GPU_WAIT sets how long "
+                      "to wait", c.n, timeout, holder);
         }
+        free(holder);
+        if (waited != PROC_WAIT_DONE) result = waited == PROC_WAIT_INTERRUPTED ? GPU_LOCK_INTERRUPTED : GPU_LOCK_TIMED_OUT;
     }
-    char me[160];
-    int n = snprintf(me, sizeof me, "pid %d of uid %d grading %s\n", (int)getpid(), (int)getuid(),
-                     req->what ? req->what : "?");
-    /* a file we may only read (another user's, made before it was 0666) keeps no note */
-    bool noted = ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)n, 0) == n;
-    (void)noted;
-    out->fd = fd;
-    return GPU_LOCK_HELD;
+    for (int i = 0; i < c.n; i++) /* all but the one held */
+        if (c.fds[i] >= 0 && (result != GPU_LOCK_HELD || i != c.held)) close(c.fds[i]);
+    if (result == GPU_LOCK_HELD) {
+        int fd = c.fds[c.held];
+        char me[160];
+        int n = snprintf(me, sizeof me, "pid %d of uid %d grading %s\n", (int)getpid(), (int)getuid(),
+                         req->what ? req->what : "?");
+        /* a file we may only read (another user's, made before it was 0666) keeps no note */
+        bool noted = ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)n, 0) == n;
+        (void)noted;
+        out->fd = fd;
+        out->which = c.held;
+    }
+    free(c.fds);
+    return result;
 }
 
 void gpu_unlock(GpuLock *l) {

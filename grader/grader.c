@@ -67,6 +67,86 @@ void grade_result_free(GradeResult *r) {
     memset(r, 0, sizeof *r);
 }
 
+/* ------------------------------------------------------------ a result as bytes */
+
+/* A string: its length (NO_TEXT for NULL), then its bytes. */
+static const uint64_t NO_TEXT = UINT64_MAX;
+
+static void pack_text(StrBuf *out, const char *text) {
+    uint64_t len = text ? strlen(text) : NO_TEXT;
+    sb_add(out, (const char *)&len, sizeof len);
+    if (text) sb_add(out, text, (size_t)len);
+}
+
+static void pack_list(StrBuf *out, const StrList *l) {
+    uint32_t n = (uint32_t)l->count;
+    sb_add(out, (const char *)&n, sizeof n);
+    for (int i = 0; i < l->count; i++) pack_text(out, l->items[i]);
+}
+
+void grade_result_pack(const GradeResult *r, StrBuf *out) {
+    GradeResult flat = *r; /* the struct as it is, less what its pointers point to: that follows */
+    flat.compile_log = flat.program_output = NULL;
+    flat.mismatches = flat.notes = (StrList){0};
+    sb_add(out, (const char *)&flat, sizeof flat);
+    pack_text(out, r->compile_log);
+    pack_text(out, r->program_output);
+    pack_list(out, &r->mismatches);
+    pack_list(out, &r->notes);
+}
+
+typedef struct {
+    const char *at, *end;
+} Unpacking;
+
+static bool unpack_bytes(Unpacking *u, void *dst, size_t len) {
+    if ((size_t)(u->end - u->at) < len) return false;
+    memcpy(dst, u->at, len);
+    u->at += len;
+    return true;
+}
+
+static bool unpack_text(Unpacking *u, char **text) {
+    uint64_t len;
+    *text = NULL;
+    if (!unpack_bytes(u, &len, sizeof len)) return false;
+    if (len == NO_TEXT) return true;
+    if (len > (uint64_t)(u->end - u->at)) return false;
+    *text = xmalloc((size_t)len + 1);
+    unpack_bytes(u, *text, (size_t)len);
+    (*text)[len] = '\0';
+    return true;
+}
+
+static bool unpack_list(Unpacking *u, StrList *l) {
+    uint32_t n;
+    if (!unpack_bytes(u, &n, sizeof n)) return false;
+    for (uint32_t i = 0; i < n; i++) {
+        char *text;
+        if (!unpack_text(u, &text) || !text) return free(text), false;
+        strlist_add(l, text);
+        free(text);
+    }
+    return true;
+}
+
+bool grade_result_unpack(const char *data, size_t len, GradeResult *r) {
+    memset(r, 0, sizeof *r);
+    Unpacking u = {data, data + len};
+    bool ok = unpack_bytes(&u, r, sizeof *r);
+    if (ok) { /* the pointers packed were NULL; what they held follows */
+        r->compile_log = r->program_output = NULL;
+        r->mismatches = r->notes = (StrList){0};
+        ok = unpack_text(&u, &r->compile_log) && unpack_text(&u, &r->program_output) &&
+             unpack_list(&u, &r->mismatches) && unpack_list(&u, &r->notes) && u.at == u.end;
+    }
+    if (!ok) {
+        grade_result_free(r);
+        memset(r, 0, sizeof *r);
+    }
+    return ok;
+}
+
 static void set_verdict(GradeResult *r, Verdict v, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 static void set_verdict(GradeResult *r, Verdict v, const char *fmt, ...) {
@@ -858,6 +938,7 @@ typedef struct {
     int nchecks;
     bool timed;
     const Launcher *launch; /* the judge runs through it, or NULL: here */
+    const char *gpu_env;    /* "CUDA_VISIBLE_DEVICES=GPU-..." (gpu_visible_env), or NULL */
 } JudgePlan;
 
 static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
@@ -913,7 +994,8 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
     }
     const char **argv = strlist_argv(&args);
 
-    const char *env[] = {nonce_env, result_env, NULL};
+    const char *env[] = {nonce_env, plan.gpu_env, result_env, NULL};
+    if (!plan.gpu_env) env[1] = result_env, env[2] = NULL;
     ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launch->wait_s : timeout_s,
                      .capture_limit = OUTPUT_LIMIT, .result_fd = launch ? -1 : RESULT_FD,
                      .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
@@ -1117,10 +1199,14 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     step = trace_step(&r->trace, "the judge, runner and reference (build cache)", step);
     if (interrupted(r)) goto out;
 
-    /* the GPU part alone under the GPU's lock: one timed grading per GPU at a
-     * time (a launcher's GPU is allocated to this job alone) */
-    GpuLock lock = {-1};
-    GpuLockRequest want = {.gpu = gpu.uuid, .what = e->id, .timeout_s = gpu_wait_s, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    /* the GPU part alone under a GPU's lock: one timed grading per GPU at a
+     * time, on whichever of this machine's GPUs is free (a launcher's GPU is
+     * allocated to this job alone) */
+    GpuLock lock = {-1, 0};
+    const char *gpus[GPU_MAX];
+    for (int i = 0; i < gpu.count; i++) gpus[i] = gpu.uuids[i];
+    GpuLockRequest want = {.gpus = gpus, .ngpus = gpu.count, .what = e->id, .timeout_s = gpu_wait_s,
+                           .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
     GpuLockResult locked = launched ? GPU_LOCK_HELD : gpu_lock(&want, &lock);
     step = trace_step(&r->trace, "the GPU's lock", step);
     if (interrupted(r)) goto out;
@@ -1134,9 +1220,12 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
         strlist_add(&r->notes, note);
         free(note);
     }
-    snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuid);
+    if (!launched) snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuids[lock.fd >= 0 ? lock.which : 0]);
+    char *gpu_env = launched ? NULL : gpu_visible_env(&gpu, r->gpu_id);
     phase(o, "running");
-    run_harness(e, &parts, student_so, o, (JudgePlan){e->check_sizes, e->ncheck_sizes, true, launched ? &launch : NULL}, r);
+    run_harness(e, &parts, student_so, o,
+                (JudgePlan){e->check_sizes, e->ncheck_sizes, true, launched ? &launch : NULL, gpu_env}, r);
+    free(gpu_env);
     gpu_unlock(&lock);
     step = now_seconds();
     /* the machine code first: a missing instruction says more than the counters of its absence */
@@ -1153,6 +1242,12 @@ out:
     free(student_so);
     course_parts_free(&parts);
     toolchain_free(&t);
+}
+
+char *grade_gpu_env(const GradeResult *r) {
+    GpuInfo gpu;
+    gpu_probe(&gpu); /* kept for the process: no second cuInit */
+    return gpu_visible_env(&gpu, r->gpu_id);
 }
 
 bool wrong_map_repeats_in_tiles(const WrongMap *m) {
@@ -1200,7 +1295,9 @@ bool grade_picture(const Exercise *e, const CourseParts *parts, const char *stud
         GradeResult again = {0};
         again.seed = r->seed;
         GradeOptions o = {.timeout_s = timeout_s};
-        run_harness(e, parts, student, &o, (JudgePlan){sizes, n, false}, &again);
+        char *gpu_env = grade_gpu_env(r);
+        run_harness(e, parts, student, &o, (JudgePlan){sizes, n, false, NULL, gpu_env}, &again);
+        free(gpu_env);
         if (again.wrong_map.present) *out = again.wrong_map;
         *interrupted = again.verdict == V_INTERRUPTED;
         grade_result_free(&again);

@@ -153,6 +153,14 @@ typedef struct {
 
 void grade_result_free(GradeResult *r);
 
+/* A result as bytes and back, for a grading done in another process of
+ * this same program (proc_pool_run's workers): the struct as it is, then
+ * what its pointers point to (compile_log, program_output, mismatches,
+ * notes: a field that points to more must be added here too). unpack
+ * returns false, r empty, on bytes that are not one whole result. */
+void grade_result_pack(const GradeResult *r, StrBuf *out);
+bool grade_result_unpack(const char *data, size_t len, GradeResult *r);
+
 /* How the harness process ended. */
 typedef struct {
     bool exited;
@@ -234,6 +242,11 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
 bool wrong_map_says_little(const WrongMap *m);
 bool grade_picture(const Exercise *e, const CourseParts *parts, const char *student, const GradeResult *r,
                    int timeout_s, WrongMap *out, bool *interrupted);
+
+/* What points a program at the GPU r's grading ran on (the judge again,
+ * the sanitizers): "CUDA_VISIBLE_DEVICES=GPU-..." on a machine with several
+ * GPUs, NULL with one. malloc'd. */
+char *grade_gpu_env(const GradeResult *r);
 
 /* Whether a map's fold shows one mistake repeated in every tile: positions
  * wrong in all tiles beside positions right in all (a tail or one bad

@@ -632,6 +632,19 @@ void gpu_probe(GpuInfo *g) {
         snprintf(g->why, sizeof g->why, "GPUCOURSE_NO_GPU is set");
         return;
     }
+    const char *fake = getenv("GPUCOURSE_FAKE_GPUS");
+    if (fake && *fake) {
+        g->driver = true;
+        snprintf(g->name, sizeof g->name, "fake GPU (GPUCOURSE_FAKE_GPUS)");
+        g->cc_major = 9;
+        char *list = xstrdup(fake), *save = NULL;
+        for (char *id = strtok_r(list, ", ", &save); id && g->count < GPU_MAX; id = strtok_r(NULL, ", ", &save))
+            snprintf(g->uuids[g->count++], sizeof g->uuids[0], "%s", id);
+        free(list);
+        snprintf(g->uuid, sizeof g->uuid, "%s", g->uuids[0]);
+        if (g->count == 0) snprintf(g->why, sizeof g->why, "GPUCOURSE_FAKE_GPUS names no GPU");
+        return;
+    }
     if (found.count > 0) {
         *g = found;
         return;
@@ -672,6 +685,7 @@ static void probe_driver(GpuInfo *g) {
         snprintf(g->why, sizeof g->why, "the driver sees no CUDA device");
         return;
     }
+    if (g->count > GPU_MAX) g->count = GPU_MAX;
     int dev;
     get(&dev, 0);
     name(g->name, sizeof g->name, dev);
@@ -681,14 +695,23 @@ static void probe_driver(GpuInfo *g) {
     int khz = 0;
     attr(&khz, ATTR_CLOCK_RATE, dev);
     g->clock_mhz = khz / 1000;
-    /* its UUID, as nvidia-smi writes it: what names the GPU to every process and user */
+    /* each one's UUID, as nvidia-smi writes it: what names a GPU to every process and user */
     cuDeviceGetUuid_t uuid = (cuDeviceGetUuid_t)dlsym(lib, "cuDeviceGetUuid_v2");
     if (!uuid) uuid = (cuDeviceGetUuid_t)dlsym(lib, "cuDeviceGetUuid");
-    unsigned char u[16];
-    if (uuid && uuid(u, dev) == 0)
-        snprintf(g->uuid, sizeof g->uuid,
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-                 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    else snprintf(g->uuid, sizeof g->uuid, "%.40s-%d", g->name, dev); /* an old driver: the name and the index */
+    for (int i = 0; i < g->count; i++) {
+        unsigned char u[16];
+        int each = dev;
+        if (get(&each, i) == 0 && uuid && uuid(u, each) == 0)
+            snprintf(g->uuids[i], sizeof g->uuids[i],
+                     "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+                     u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        else snprintf(g->uuids[i], sizeof g->uuids[i], "%.40s-%d", g->name, i); /* an old driver: the name and the index */
+    }
+    snprintf(g->uuid, sizeof g->uuid, "%s", g->uuids[0]);
     /* the library stays loaded: unloading the driver mid-process is not worth it */
+}
+
+char *gpu_visible_env(const GpuInfo *g, const char *uuid) {
+    if (g->count <= 1 || !uuid || !*uuid) return NULL;
+    return xprintf("CUDA_VISIBLE_DEVICES=%s", uuid);
 }

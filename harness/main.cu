@@ -1584,8 +1584,12 @@ int main(int argc, char **argv) {
 
     int devices = 0;
     cudaError_t err = cudaGetDeviceCount(&devices);
-    if (err != cudaSuccess || devices == 0)
-        fail(EXIT_NOGPU, "nogpu: %s", err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device");
+    if (err != cudaSuccess || devices == 0) {
+        // the GPU the grader picked (several on the machine) may be what was not found
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        fail(EXIT_NOGPU, "nogpu: %s%s%s%s", err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device",
+             visible ? " (CUDA_VISIBLE_DEVICES=" : "", visible ? visible : "", visible ? ")" : "");
+    }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     int clock_khz = 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -370,6 +371,181 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
     res->results = sb_take(&results);
     res->wall_s = now_seconds() - start;
     return 0;
+}
+
+/* ------------------------------------------------------------ the pool */
+
+typedef struct {
+    pid_t pid;    /* -1: gone */
+    int to, from; /* its job pipe and its reply pipe */
+    int job;      /* the job it is doing; -1: idle */
+} Worker;
+
+/* Reads exactly len bytes unless the pipe ends first; returns what was read. */
+static size_t read_full(int fd, void *buf, size_t len) {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* In a worker: jobs until the job pipe ends. Never returns. */
+static void work_jobs(const ProcPool *pool, int from_parent, int to_parent) {
+    int job;
+    while (read_full(from_parent, &job, sizeof job) == sizeof job) {
+        StrBuf reply = {0};
+        pool->work(job, &reply, pool->ctx);
+        uint64_t len = reply.len;
+        if (write_all(to_parent, (const char *)&len, sizeof len) < 0 ||
+            (len && write_all(to_parent, reply.buf, reply.len) < 0))
+            _exit(1);
+        sb_free(&reply);
+    }
+    _exit(0);
+}
+
+static int run_here(const ProcPool *pool) {
+    for (int job = 0; job < pool->njobs; job++) {
+        StrBuf reply = {0};
+        pool->work(job, &reply, pool->ctx);
+        bool more = pool->done(job, reply.buf ? reply.buf : "", reply.len, pool->ctx);
+        sb_free(&reply);
+        if (!more) return job + 1;
+    }
+    return pool->njobs;
+}
+
+/* Starts worker k; false when it could not (the pool goes on with fewer). */
+static bool start_worker(const ProcPool *pool, Worker *w, int k) {
+    int down[2], up[2];
+    if (pipe2(down, O_CLOEXEC) < 0) return false;
+    if (pipe2(up, O_CLOEXEC) < 0) {
+        close(down[0]), close(down[1]);
+        return false;
+    }
+    fflush(NULL);
+    pid_t parent = getpid(), pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* gpucourse gone: so is its worker, and with it its runs */
+        if (getppid() != parent) _exit(1);
+        for (int i = 0; i < k; i++) /* the other workers' pipes: their ends are theirs */
+            if (w[i].pid > 0) close(w[i].to), close(w[i].from);
+        close(down[1]);
+        close(up[0]);
+        signal(SIGPIPE, SIG_DFL);
+        work_jobs(pool, down[0], up[1]);
+    }
+    close(down[0]);
+    close(up[1]);
+    if (pid < 0) {
+        close(down[1]), close(up[0]);
+        return false;
+    }
+    w[k] = (Worker){pid, down[1], up[0], -1};
+    return true;
+}
+
+/* A worker's end: its pipes closed, it reaped. */
+static void end_worker(Worker *w) {
+    close(w->to);
+    close(w->from);
+    while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    w->pid = -1;
+    w->job = -1;
+}
+
+int proc_pool_run(const ProcPool *pool, bool *interrupted) {
+    *interrupted = false;
+    int nw = pool->workers < pool->njobs ? pool->workers : pool->njobs;
+    if (nw <= 1) return run_here(pool); /* an interrupted job says so in its own reply */
+    Worker *w = xcalloc((size_t)nw, sizeof *w);
+    int started = 0;
+    for (int k = 0; k < nw; k++) {
+        w[k] = (Worker){-1, -1, -1, -1};
+        started += start_worker(pool, w, k);
+    }
+    if (started == 0) {
+        free(w);
+        return run_here(pool);
+    }
+    char **replies = xcalloc((size_t)pool->njobs, sizeof *replies);
+    size_t *lens = xcalloc((size_t)pool->njobs, sizeof *lens);
+    bool *back = xcalloc((size_t)pool->njobs, sizeof *back); /* its reply came, or its worker died */
+    struct sigaction old[NSTOPS];
+    catch_stops(old);
+    int next = 0, delivered = 0;
+    bool stop = false, halted = false; /* stop: no new jobs; halted: done() said stop, nothing more for it */
+    struct pollfd *fds = xcalloc((size_t)nw, sizeof *fds);
+    for (;;) {
+        if (stop_signal && !*interrupted) { /* the workers' runs end as interrupted; nothing new starts */
+            *interrupted = stop = true;
+            for (int k = 0; k < nw; k++)
+                if (w[k].pid > 0) kill(w[k].pid, SIGTERM);
+        }
+        for (int k = 0; k < nw && !stop; k++)
+            if (w[k].pid > 0 && w[k].job < 0 && next < pool->njobs) {
+                if (write_all(w[k].to, (const char *)&next, sizeof next) < 0) end_worker(&w[k]);
+                else w[k].job = next++;
+            }
+        /* in job order; after Ctrl-C, only up to the first that did not come back */
+        while (!halted && delivered < pool->njobs && back[delivered]) {
+            if (*interrupted && !replies[delivered]) break;
+            bool more = pool->done(delivered, replies[delivered], lens[delivered], pool->ctx);
+            free(replies[delivered]);
+            replies[delivered++] = NULL;
+            if (!more) stop = halted = true;
+        }
+        int nfds = 0, busy = 0;
+        for (int k = 0; k < nw; k++)
+            if (w[k].pid > 0 && w[k].job >= 0) fds[nfds++] = (struct pollfd){.fd = w[k].from, .events = POLLIN}, busy++;
+        bool all_back = delivered == pool->njobs || (stop && busy == 0);
+        if (all_back || (busy == 0 && next == pool->njobs && delivered == next)) break;
+        if (busy == 0) { /* every worker gone: the rest here */
+            bool left = false;
+            for (int k = 0; k < nw; k++) left |= w[k].pid > 0;
+            if (!left) {
+                for (; next < pool->njobs; next++) back[next] = true; /* as if their workers died */
+                continue;
+            }
+        }
+        if (poll(fds, (nfds_t)nfds, -1) < 0) continue; /* EINTR: a stop signal, seen above */
+        for (int k = 0; k < nw; k++) {
+            if (w[k].pid <= 0 || w[k].job < 0) continue;
+            struct pollfd *f = NULL;
+            for (int i = 0; i < nfds; i++)
+                if (fds[i].fd == w[k].from) f = &fds[i];
+            if (!f || !(f->revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            int job = w[k].job;
+            uint64_t len = 0;
+            char *reply = NULL;
+            bool whole = read_full(w[k].from, &len, sizeof len) == sizeof len && len < ((uint64_t)1 << 32);
+            if (whole) {
+                reply = xmalloc((size_t)len + 1);
+                whole = read_full(w[k].from, reply, (size_t)len) == (size_t)len;
+                reply[len] = '\0';
+            }
+            back[job] = true;
+            if (whole) {
+                replies[job] = reply, lens[job] = (size_t)len;
+                w[k].job = -1;
+            } else {
+                free(reply);
+                end_worker(&w[k]); /* it died mid-job: done() hears of it; the others go on */
+            }
+        }
+    }
+    for (int k = 0; k < nw; k++)
+        if (w[k].pid > 0) end_worker(&w[k]); /* the job pipe's end is their signal to exit */
+    if (*interrupted) interrupted_since = true;
+    release_stops(old);
+    for (int j = 0; j < pool->njobs; j++) free(replies[j]);
+    free(replies), free(lens), free(back), free(fds), free(w);
+    return delivered;
 }
 
 int proc_run_terminal(const char *const *argv, int *exit_code) {

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util.h"
+
 typedef struct {
     const char *const *argv;      /* argv[0] is looked up in PATH */
     const char *const *env;       /* extra "NAME=value" entries, NULL-terminated, or NULL */
@@ -62,6 +64,32 @@ bool proc_take_interrupted(void);
  * proc_take_interrupted. */
 typedef enum { PROC_WAIT_DONE, PROC_WAIT_INTERRUPTED, PROC_WAIT_TIMED_OUT } ProcWait;
 ProcWait proc_wait_for(bool (*done)(void *ctx), void *ctx, double timeout_s);
+
+/* Independent jobs on several copies of this process at once: `grade
+ * --all` and `class grade` on a machine with several GPUs, check-course's
+ * compiles. Each worker is a fork of gpucourse (no exec: it runs work()
+ * with this process's state) below it, and dies with it; a free worker gets
+ * the next job at once. What work() puts in its reply comes back here, and
+ * done() sees each job's reply in job order, as a loop over the jobs would.
+ * With one worker (or one job) the jobs run here, one after another, with
+ * no fork.
+ *
+ * A worker that dies mid-job (a crash, a kill) is done() with reply NULL,
+ * and the others go on. done() returning false stops the jobs: none is
+ * started after it, and the replies after it are dropped. Ctrl-C (SIGINT,
+ * SIGTERM, SIGHUP) reaches every worker's run (proc_run sees it), stops
+ * the jobs the same way once the replies before the first that did not
+ * come back are delivered, and counts for proc_take_interrupted. */
+typedef struct {
+    int njobs, workers;
+    void (*work)(int job, StrBuf *reply, void *ctx);
+    bool (*done)(int job, const char *reply, size_t len, void *ctx);
+    void *ctx;
+} ProcPool;
+
+/* Returns how many jobs' replies done() saw; *interrupted: Ctrl-C stopped
+ * them. */
+int proc_pool_run(const ProcPool *pool, bool *interrupted);
 
 /* Runs an interactive program (the student's editor) on our terminal: in our
  * process group, with our stdin, stdout and stderr, and waits for it; SIGINT

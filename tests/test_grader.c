@@ -1523,17 +1523,18 @@ static void test_picture(void **state) {
 
 static void note_wait(const char *message, void *ctx) { snprintf(ctx, 400, "%s", message); }
 
-/* A child process of ours that holds the GPU's lock for hold_s seconds
+/* A child process of ours that holds a GPU's lock for hold_s seconds
  * (after saying so on the pipe), then lets it go; with stop, it sends us
  * SIGINT first. */
-static pid_t hold_lock(double hold_s, bool stop) {
+static pid_t hold_gpu(const char *gpu, double hold_s, bool stop) {
     int p[2];
     assert_int_equal(pipe(p), 0);
     pid_t parent = getpid(), pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         GpuLock l;
-        GpuLockRequest req = {.gpu = "GPU-fake 0", .what = "ex13"};
+        const char *gpus[] = {gpu};
+        GpuLockRequest req = {.gpus = gpus, .ngpus = 1, .what = "ex13"};
         if (gpu_lock(&req, &l) != GPU_LOCK_HELD) _exit(1);
         if (write(p[1], "h", 1) != 1) _exit(1);
         usleep((useconds_t)(0.3 * 1e6));
@@ -1549,9 +1550,64 @@ static pid_t hold_lock(double hold_s, bool stop) {
     return pid;
 }
 
+static pid_t hold_lock(double hold_s, bool stop) { return hold_gpu("GPU-fake 0", hold_s, stop); }
+
 /* One timed grading per GPU: a second process waits for the first, says
  * who holds the GPU, stops at its bound or on Ctrl-C; the file is no link
  * to follow and every user may lock it. */
+/* Several GPUs: a grading takes whichever is free, waits only when all
+ * are held (saying who holds each), and takes the first let go. */
+static void test_gpu_lock_any(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    setenv("GPUCOURSE_LOCK_DIR", dir, 1);
+    const char *gpus[] = {"GPU-a", "GPU-b", "GPU-c"};
+    char message[600] = "";
+    GpuLock l, m, n;
+    GpuLockRequest req = {.gpus = gpus, .ngpus = 3, .what = "ex01", .timeout_s = 10, .on_wait = note_wait, .ctx = message};
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD); /* all free: the first */
+    assert_int_equal(l.which, 0);
+    assert_int_equal(gpu_lock(&req, &m), GPU_LOCK_HELD); /* this process holds a: b (flock is per open file) */
+    assert_int_equal(m.which, 1);
+    gpu_unlock(&l);
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD); /* a free again */
+    assert_int_equal(l.which, 0);
+    assert_int_equal(gpu_lock(&req, &n), GPU_LOCK_HELD);
+    assert_int_equal(n.which, 2);
+    assert_string_equal(message, ""); /* none of these waited */
+    gpu_unlock(&l), gpu_unlock(&m), gpu_unlock(&n);
+
+    pid_t a = hold_gpu("GPU-a", 5.0, false), c = hold_gpu("GPU-c", 5.0, false);
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD); /* another process holds a and c: b, at once */
+    assert_int_equal(l.which, 1);
+    assert_string_equal(message, "");
+    char *b_path = gpu_lock_path("GPU-b"), *note = read_file(b_path, NULL); /* the holder's note is on its file */
+    assert_non_null(strstr(note, "grading ex01"));
+    free(note), free(b_path);
+
+    pid_t b = -1; /* all three held: it waits, says so, and takes the one let go */
+    gpu_unlock(&l);
+    b = hold_gpu("GPU-b", 1.0, false);
+    double t0 = now_seconds();
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD);
+    assert_true(now_seconds() - t0 > 0.5);
+    assert_int_equal(l.which, 1);
+    assert_non_null(strstr(message, "waiting for one of 3 GPUs, all busy (GPU-a: pid "));
+    assert_non_null(strstr(message, "; GPU-c: pid "));
+    gpu_unlock(&l);
+    waitpid(b, NULL, 0);
+
+    b = hold_gpu("GPU-b", 5.0, false); /* all held past the bound: a setup error that names them all */
+    req.timeout_s = 0.3;
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_TIMED_OUT);
+    assert_non_null(strstr(last_error(), "all 3 GPUs stayed busy with other gradings for 0.3 s"));
+    assert_int_equal(l.fd, -1);
+    pid_t holders[] = {a, b, c};
+    for (int i = 0; i < 3; i++) kill(holders[i], SIGKILL), waitpid(holders[i], NULL, 0);
+    unsetenv("GPUCOURSE_LOCK_DIR");
+    free(dir);
+}
+
 static void test_gpu_lock(void **state) {
     (void)state;
     char *dir = tmpdir_new();
@@ -1560,7 +1616,8 @@ static void test_gpu_lock(void **state) {
     assert_non_null(strstr(path, "/gpucourse-gpu-GPU-fake_0.lock"));
     char message[400] = "";
     GpuLock l;
-    GpuLockRequest req = {.gpu = "GPU-fake 0", .what = "ex01", .timeout_s = 10, .on_wait = note_wait, .ctx = message};
+    const char *gpus[] = {"GPU-fake 0"};
+    GpuLockRequest req = {.gpus = gpus, .ngpus = 1, .what = "ex01", .timeout_s = 10, .on_wait = note_wait, .ctx = message};
 
     pid_t holder = hold_lock(1.0, false); /* waits for the holder, then holds */
     double t0 = now_seconds();
@@ -1728,6 +1785,47 @@ static void test_diagnosis_hints(void **state) {
 /* The judge's trace lines (tests/data/trace.txt) on the grader's time line:
  * each step from the mark before it, the exit after the last; the verdict
  * as without them. A judge on another machine's clock starts at its spawn. */
+/* A result made in a worker process comes back whole: the struct, and
+ * what its pointers held; bytes cut short are no result. */
+static void test_result_pack(void **state) {
+    (void)state;
+    GradeResult r;
+    assert_int_equal(decide("wrong_map_2d", &exited_ok, &r), V_WRONG);
+    r.compile_log = xstrdup("ptxas info: 40 registers\n");
+    r.program_output = NULL;
+    strlist_add(&r.notes, "a note");
+    strlist_add(&r.notes, "");
+    snprintf(r.gpu_id, sizeof r.gpu_id, "GPU-b");
+    StrBuf packed = {0};
+    grade_result_pack(&r, &packed);
+    GradeResult back;
+    assert_true(grade_result_unpack(packed.buf, packed.len, &back));
+    assert_int_equal(back.verdict, V_WRONG);
+    assert_string_equal(back.reason, r.reason);
+    assert_string_equal(back.gpu_id, "GPU-b");
+    assert_int_equal(back.nchecks, r.nchecks);
+    assert_int_equal(back.wrong_map.nfold, r.wrong_map.nfold);
+    assert_string_equal(back.compile_log, "ptxas info: 40 registers\n");
+    assert_null(back.program_output);
+    assert_int_equal(back.mismatches.count, r.mismatches.count);
+    for (int i = 0; i < r.mismatches.count; i++) assert_string_equal(back.mismatches.items[i], r.mismatches.items[i]);
+    assert_int_equal(back.notes.count, 2);
+    assert_string_equal(back.notes.items[0], "a note");
+    assert_string_equal(back.notes.items[1], "");
+    assert_int_equal(back.trace.n, r.trace.n);
+    grade_result_free(&back);
+    for (size_t cut = 0; cut < packed.len; cut += packed.len / 7 + 1) { /* cut short anywhere: no result */
+        assert_false(grade_result_unpack(packed.buf, cut, &back));
+        assert_int_equal(back.verdict, 0);
+        assert_null(back.compile_log);
+    }
+    assert_false(grade_result_unpack(packed.buf, packed.len - 1, &back));
+    sb_add(&packed, "x", 1); /* or longer than one */
+    assert_false(grade_result_unpack(packed.buf, packed.len, &back));
+    sb_free(&packed);
+    grade_result_free(&r);
+}
+
 static void test_trace(void **state) {
     (void)state;
     GradeResult r;
@@ -1854,7 +1952,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -327,6 +327,168 @@ static void test_interrupt_is_kept(void **state) {
     free(script);
 }
 
+/* ------------------------------------------------------------ the pool */
+
+/* What the pool tests' jobs do and what came back, in the order it came. */
+typedef struct {
+    double sleep_s[16];   /* how long job i takes */
+    int die, stop_after;  /* job that kills its worker, job after which done() stops (-1: none) */
+    bool run_sleep;       /* job i runs `sleep 5` through proc_run after job 0 sent SIGINT to the parent */
+    int order[16], n;     /* the jobs done() saw */
+    pid_t pid[16];        /* the process each ran in (0: its worker died) */
+    double start[16], end[16];
+    char said[16][32];
+} PoolTest;
+
+static void pool_work(int job, StrBuf *reply, void *ctx) {
+    PoolTest *t = ctx;
+    double start = now_seconds();
+    if (job == t->die) raise(SIGKILL);
+    if (t->run_sleep) {
+        if (job == 0) usleep(300000), kill(getppid(), SIGINT);
+        ProcResult r = run_sh("sleep 5", 30, 0, 0);
+        sb_printf(reply, "%d %d %.6f %.6f %s", job, (int)getpid(), start, now_seconds(), r.interrupted ? "stopped" : "ran");
+        proc_result_free(&r);
+        return;
+    }
+    usleep((useconds_t)(t->sleep_s[job] * 1e6));
+    sb_printf(reply, "%d %d %.6f %.6f ran", job, (int)getpid(), start, now_seconds());
+}
+
+static bool pool_done(int job, const char *reply, size_t len, void *ctx) {
+    PoolTest *t = ctx;
+    int said_job = -1, pid = 0;
+    t->order[t->n++] = job;
+    if (reply) {
+        assert_int_equal(strlen(reply), len);
+        assert_int_equal(sscanf(reply, "%d %d %lf %lf %31s", &said_job, &pid, &t->start[job], &t->end[job], t->said[job]), 5);
+        assert_int_equal(said_job, job);
+    }
+    t->pid[job] = pid;
+    return job != t->stop_after;
+}
+
+static PoolTest pool_test(void) {
+    PoolTest t = {.die = -1, .stop_after = -1};
+    return t;
+}
+
+/* Jobs on three workers at once, replies in job order; one worker: here. */
+static void test_pool(void **state) {
+    (void)state;
+    PoolTest t = pool_test();
+    double total = 0;
+    for (int i = 0; i < 7; i++) total += t.sleep_s[i] = i % 3 == 0 ? 0.4 : 0.1;
+    ProcPool pool = {7, 3, pool_work, pool_done, &t};
+    bool interrupted = true;
+    double t0 = now_seconds();
+    assert_int_equal(proc_pool_run(&pool, &interrupted), 7);
+    double wall = now_seconds() - t0;
+    assert_false(interrupted);
+    int workers = 0, most = 0;
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(t.order[i], i);
+        assert_string_equal(t.said[i], "ran");
+        assert_int_not_equal(t.pid[i], getpid());
+        bool seen = false;
+        for (int k = 0; k < i; k++) seen |= t.pid[k] == t.pid[i];
+        workers += !seen;
+        int at_once = 0; /* the jobs running at job i's start */
+        for (int k = 0; k < 7; k++) at_once += t.start[k] <= t.start[i] && t.end[k] > t.start[i];
+        if (at_once > most) most = at_once;
+    }
+    assert_int_equal(workers, 3);
+    assert_int_equal(most, 3); /* never more than the workers, and that many */
+    assert_true(wall < total * 0.75);
+    while (waitpid(-1, NULL, WNOHANG) > 0) { /* none left: each was reaped */
+    }
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+
+    t = pool_test(); /* one worker: here, in order */
+    ProcPool here = {3, 1, pool_work, pool_done, &t};
+    assert_int_equal(proc_pool_run(&here, &interrupted), 3);
+    for (int i = 0; i < 3; i++) assert_int_equal(t.pid[i], getpid()), assert_int_equal(t.order[i], i);
+}
+
+/* A worker that dies mid-job: done() hears of it (no reply) and the other
+ * jobs go on; done() saying stop: nothing after it. */
+static void test_pool_worker_dies(void **state) {
+    (void)state;
+    PoolTest t = pool_test();
+    t.die = 2;
+    ProcPool pool = {6, 2, pool_work, pool_done, &t};
+    bool interrupted;
+    assert_int_equal(proc_pool_run(&pool, &interrupted), 6);
+    assert_false(interrupted);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(t.order[i], i);
+        if (i == 2) assert_int_equal(t.pid[i], 0);
+        else assert_string_equal(t.said[i], "ran");
+    }
+    t = pool_test();
+    t.stop_after = 1;
+    for (int i = 0; i < 6; i++) t.sleep_s[i] = 0.05;
+    assert_int_equal(proc_pool_run(&pool, &interrupted), 2);
+    assert_int_equal(t.n, 2);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
+/* Ctrl-C: the workers' runs end as interrupted, nothing new starts, and
+ * the pool says so (also to proc_take_interrupted). */
+static void test_pool_interrupt(void **state) {
+    (void)state;
+    assert_false(proc_take_interrupted());
+    PoolTest t = pool_test();
+    t.run_sleep = true;
+    ProcPool pool = {8, 2, pool_work, pool_done, &t};
+    bool interrupted = false;
+    double t0 = now_seconds();
+    int delivered = proc_pool_run(&pool, &interrupted);
+    assert_true(now_seconds() - t0 < 3.0);
+    assert_true(interrupted);
+    assert_true(delivered <= 2);
+    for (int i = 0; i < delivered; i++) assert_string_equal(t.said[i], "stopped");
+    assert_true(proc_take_interrupted());
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
+/* gpucourse killed with SIGKILL mid-pool: its workers, and their runs, die too. */
+static void test_pool_dies_with_us(void **state) {
+    (void)state;
+    pid_t gpucourse = fork();
+    assert_true(gpucourse >= 0);
+    if (gpucourse == 0) {
+        PoolTest t = pool_test();
+        for (int i = 0; i < 2; i++) t.sleep_s[i] = 100;
+        ProcPool pool = {2, 2, pool_work, pool_done, &t};
+        bool interrupted;
+        proc_pool_run(&pool, &interrupted);
+        _exit(0);
+    }
+    /* its workers are its children: wait until both are there */
+    pid_t workers[2] = {0, 0};
+    for (int k = 0; k < 500; k++) {
+        char *cmd = xprintf("pgrep -P %d", (int)gpucourse);
+        FILE *f = popen(cmd, "r");
+        free(cmd);
+        int n = 0;
+        while (f && n < 2 && fscanf(f, "%d", &workers[n]) == 1) n++;
+        if (f) pclose(f);
+        if (n == 2) break;
+        usleep(10000);
+    }
+    assert_true(workers[0] > 0 && workers[1] > 0);
+    assert_int_equal(kill(gpucourse, SIGKILL), 0);
+    assert_int_equal(waitpid(gpucourse, NULL, 0), gpucourse);
+    double t0 = now_seconds();
+    while ((!dead(workers[0]) || !dead(workers[1])) && now_seconds() - t0 < 1.0) usleep(10000);
+    bool both = dead(workers[0]) && dead(workers[1]);
+    for (int i = 0; i < 2; i++) kill(workers[i], SIGKILL);
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    assert_true(both);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_and_exit_code), cmocka_unit_test(test_output_is_capped),
@@ -337,6 +499,8 @@ int main(void) {
         cmocka_unit_test(test_other_children_are_left_alone), cmocka_unit_test(test_harden_self),
         cmocka_unit_test(test_children_die_with_us), cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_working_directory), cmocka_unit_test(test_interrupt_is_kept),
+        cmocka_unit_test(test_pool), cmocka_unit_test(test_pool_worker_dies),
+        cmocka_unit_test(test_pool_interrupt), cmocka_unit_test(test_pool_dies_with_us),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }
