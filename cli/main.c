@@ -57,7 +57,7 @@ static const char usage_text[] =
     "  new course DIR       a course of its own in DIR (use it with --course DIR)\n"
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
-    "  class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm]\n"
+    "  class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]\n"
     "                       grade every student of a roster (a file of NAME PATH lines, or a\n"
     "                       directory of workspaces) into DIR (default ./grades): JSON and JUnit per\n"
     "                       student, gradebook.csv, a summary with flags; --slurm: as a job array\n"
@@ -485,7 +485,7 @@ static int grading_workers(const Options *o, int jobs, int *gpus) {
 /* What took how long, for a run of several gradings: "42 gradings in 95 s,
  * 2 at once on 2 GPUs: 26.5 a minute". */
 static void print_throughput(FILE *out, int gradings, double seconds, int at_once, int gpus) {
-    fprintf(out, "%d grading%s in %.0f s", gradings, gradings == 1 ? "" : "s", seconds);
+    fprintf(out, "%d grading%s in %.*f s", gradings, gradings == 1 ? "" : "s", seconds < 10 ? 1 : 0, seconds);
     if (at_once > 1) fprintf(out, ", %d at once on %d GPU%s", at_once, gpus, gpus == 1 ? "" : "s");
     else if (gpus > 0) fprintf(out, ", one at a time on %d GPU%s", gpus, gpus == 1 ? "" : "s");
     if (seconds > 0) fprintf(out, ": %.1f a minute", 60.0 * gradings / seconds);
@@ -1441,7 +1441,8 @@ static bool class_done(int i, const char *reply, size_t len, void *ctx) {
 }
 
 static int cmd_class(const Options *o, const char *const *args, int nargs) {
-    static const char usage[] = "usage: gpucourse class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm]";
+    static const char usage[] =
+        "usage: gpucourse class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]";
     if (nargs < 2 || strcmp(args[0], "grade")) return fail_usage("%s", usage);
     if (nargs > 3 || (nargs == 3) == (o->all || o->chapter)) return fail_usage("%s", usage);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");

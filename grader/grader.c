@@ -994,8 +994,12 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
     }
     const char **argv = strlist_argv(&args);
 
-    const char *env[] = {nonce_env, plan.gpu_env, result_env, NULL};
-    if (!plan.gpu_env) env[1] = result_env, env[2] = NULL;
+    const char *env[4];
+    int nenv = 0;
+    env[nenv++] = nonce_env;
+    if (plan.gpu_env) env[nenv++] = plan.gpu_env;
+    if (result_env) env[nenv++] = result_env;
+    env[nenv] = NULL;
     ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launch->wait_s : timeout_s,
                      .capture_limit = OUTPUT_LIMIT, .result_fd = launch ? -1 : RESULT_FD,
                      .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
@@ -1220,7 +1224,9 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
         strlist_add(&r->notes, note);
         free(note);
     }
-    if (!launched) snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuids[lock.fd >= 0 ? lock.which : 0]);
+    /* without a lock, one of several GPUs by the process: gradings at once are likely on different ones */
+    int which = lock.fd >= 0 ? lock.which : gpu.count > 1 ? (int)(getpid() % gpu.count) : 0;
+    if (!launched) snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuids[which]);
     char *gpu_env = launched ? NULL : gpu_visible_env(&gpu, r->gpu_id);
     phase(o, "running");
     run_harness(e, &parts, student_so, o,

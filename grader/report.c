@@ -460,6 +460,9 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
     fprintf(out, ",\n     \"seed\": %llu, \"device\": ", r->seed);
     if (r->device[0]) json_string(out, r->device);
     else fputs("null", out);
+    fputs(", \"gpu\": ", out); /* the UUID of the GPU it ran on: one of several, whose lock it held */
+    if (r->gpu_id[0]) json_string(out, r->gpu_id);
+    else fputs("null", out);
     fputs(", \"checks\": [", out);
     for (int i = 0; i < r->nchecks; i++) {
         fprintf(out, "%s{\"size\": ", i ? ", " : "");

@@ -1,0 +1,184 @@
+#!/bin/sh
+# Gradings spread over the GPUs of one host, tested without a GPU: fake GPU
+# ids (GPUCOURSE_FAKE_GPUS) stand in for the driver's, the judges run for
+# real with CUDA's stub driver (each says it found no GPU, naming the one it
+# was pointed at), and the GPUs' locks are real files that this test holds
+# (flock) to play the other gradings of a shared machine.
+#   - grade with several exercises runs one grading per GPU at once, each
+#     judge on its own GPU (CUDA_VISIBLE_DEVICES), reports in course order,
+#     the same verdicts as one at a time, the throughput said;
+#   - a GPU another grading holds is passed over, and all held is a wait
+#     that ends at GPUCOURSE_GPU_WAIT with a setup error naming them all;
+#   - --gpus N|all and its errors; one GPU is pointed at nothing;
+#   - class grade: the students at once, the gradebook whole;
+#   - Ctrl-C and kill -9 in the middle leave nothing running.
+. tests/lib.sh gpus
+unset GPUCOURSE_NO_GPU GPUCOURSE_LAUNCHER
+STUB=/usr/local/cuda/lib64/stubs/libcuda.so
+[ -f "$STUB" ] || STUB=$(dirname "$(command -v nvcc)")/../lib64/stubs/libcuda.so
+if [ ! -f "$STUB" ]; then echo "1..0 # SKIP no stub libcuda.so in the toolkit"; exit 0; fi
+mkdir -p "$T/cuda" "$T/locks"
+ln -s "$STUB" "$T/cuda/libcuda.so.1"
+export LD_LIBRARY_PATH=$T/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GPUCOURSE_LOCK_DIR=$T/locks
+TWO=GPU-fake-a,GPU-fake-b
+# another grading that holds GPU $1's lock until killed
+hold() {
+    python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)' \
+        "$T/locks/gpucourse-gpu-$1.lock" &
+}
+"$GC" list >/dev/null
+cp solutions/ex01_*.cu "$T/ws/exercises/"
+echo "1..14"
+
+# the GPU each result ran on, and its verdict: "ex01 skipped GPU-fake-a ..."
+results() {
+    python3 - "$T/got" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["results"]:
+    named = r["reason"].split("CUDA_VISIBLE_DEVICES=")[1].split(")")[0] if "CUDA_VISIBLE_DEVICES=" in r["reason"] else "-"
+    assert named == "-" or r["gpu"] == named, (r["gpu"], named)
+    print(r["id"], r["verdict"], r["gpu"], named)
+EOF
+}
+
+t_spread() {
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --format json || return 1
+    results >"$T/r" || return 1
+    cat "$T/r"
+    # each judge pointed at one of the GPUs, and said so when it found none
+    [ "$(grep -c ' skipped GPU-fake-[ab] GPU-fake-[ab]$' "$T/r")" = 2 ] && [ "$(cut -d' ' -f1 "$T/r" | tr '\n' ' ')" = "ex01 ex03 " ]
+}
+check "grade ex01 ex03 on two GPUs: each judge pointed at one (CUDA_VISIBLE_DEVICES), in course order" t_spread
+
+t_text() {
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 || return 1
+    has "^2 gradings in [0-9.]* s, 2 at once on 2 GPUs: [0-9.]* a minute$" && [ "$(tail -1 "$T/got")" = "0 passed, 0 failed, 2 skipped" ] &&
+        [ "$(grep '^SKIPPED ex0' "$T/got" | cut -d: -f1 | tr '\n' ' ')" = "SKIPPED ex01 SKIPPED ex03 " ]
+}
+check "text: the reports in course order, the throughput, the totals last" t_text
+
+t_one_at_a_time() {
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --gpus 1 || return 1
+    has "^2 gradings in [0-9.]* s, one at a time on 2 GPUs" && GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --gpus 2 &&
+        has "2 at once on 2 GPUs" && GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --gpus 8 &&
+        has "2 at once on 2 GPUs" && has_err "gpucourse: --gpus 8: this machine has 2 GPUs; grading on 2 at once"
+}
+check "--gpus 1: one at a time; --gpus 8 on 2 GPUs: said, and 2" t_one_at_a_time
+
+t_busy_one() { # another grading holds GPU a: every grading goes to b, at once
+    hold GPU-fake-a
+    holder=$!
+    sleep 0.3
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --format json
+    rc=$?
+    kill $holder; wait $holder 2>/dev/null
+    [ $rc = 0 ] && results >"$T/r" && cat "$T/r" && [ "$(grep -c ' skipped GPU-fake-b GPU-fake-b$' "$T/r")" = 2 ] &&
+        ! grep -q "waiting" "$T/goterr"
+}
+check "a GPU another grading holds is passed over" t_busy_one
+
+t_all_busy() { # both held: a wait, said, that ends at its bound with a setup error naming both
+    hold GPU-fake-a
+    a=$!
+    hold GPU-fake-b
+    b=$!
+    sleep 0.3
+    GPUCOURSE_FAKE_GPUS=$TWO GPUCOURSE_GPU_WAIT=1 code_is 65 "$GC" grade ex01
+    rc=$?
+    kill $a $b; wait $a $b 2>/dev/null
+    [ $rc = 0 ] && has "all 2 GPUs stayed busy with other gradings for 1 s"
+}
+check "all GPUs held: waits GPUCOURSE_GPU_WAIT, then a setup error naming them" t_all_busy
+
+t_one_gpu() { # one GPU: its judge is pointed at nothing (it sees that one as device 0)
+    GPUCOURSE_FAKE_GPUS=GPU-fake-a code_is 77 "$GC" grade ex01 ex03 --format json || return 1
+    results >"$T/r" && cat "$T/r" && [ "$(grep -c ' skipped GPU-fake-a -$' "$T/r")" = 2 ]
+}
+check "one GPU: no CUDA_VISIBLE_DEVICES of ours, one at a time" t_one_gpu
+
+t_gpus_usage() {
+    for bad in 0 -1 two 65 ""; do
+        code_is 64 "$GC" grade ex01 ex03 --gpus "$bad" || return 1
+        has_err "gpus takes how many GPUs to grade on at once (1 to 64) or all" || return 1
+    done
+    code_is 64 "$GC" list --gpus 2 && has_err "gpus goes with grade and class grade" &&
+        GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 --gpus all
+}
+check "--gpus: a number 1 to 64 or all, with grade and class grade only" t_gpus_usage
+
+t_no_gpu() { # no GPU at all: as before, compiled and skipped, one at a time
+    GPUCOURSE_NO_GPU=1 code_is 77 "$GC" grade ex01 ex03 || return 1
+    has "^2 gradings in [0-9.]* s: [0-9.]* a minute$" && has "no GPU: GPUCOURSE_NO_GPU is set"
+}
+check "no GPU: skipped, no GPUs named in the throughput" t_no_gpu
+
+t_same_verdicts() { # the verdicts of a parallel run are those of a serial one
+    printf 'int broken(\n' >"$T/ws/exercises/$(basename solutions/ex02_*.cu)"
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 3 "$GC" grade --chapter 1 --format json && results >"$T/par" &&
+        GPUCOURSE_FAKE_GPUS=$TWO code_is 3 "$GC" grade --chapter 1 --format json --gpus 1 && results >"$T/ser" &&
+        cut -d' ' -f1,2 "$T/par" >"$T/par2" && cut -d' ' -f1,2 "$T/ser" >"$T/ser2" && cat "$T/par2" &&
+        cmp "$T/par2" "$T/ser2" && grep -q '^ex02 compile_error' "$T/par2"
+}
+check "--chapter 1 at once and one at a time: the same verdicts, the compile error in its place" t_same_verdicts
+
+# a class of three, ex01 each
+for s in alice bob carol; do
+    mkdir -p "$T/class/$s/exercises"
+    cp "$T/ws/exercises/"ex01_*.cu "$T/class/$s/exercises/"
+done
+t_class() {
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 0 "$GC" class grade "$T/class" ex01 --out "$T/grades" || return 1
+    has_err "^3 gradings in [0-9.]* s, 2 at once on 2 GPUs" && [ "$(grep -c '^"[a-z]*",0,yes,skipped' "$T/grades/gradebook.csv")" = 3 ] &&
+        for s in alice bob carol; do python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["gpu"] in ("GPU-fake-a","GPU-fake-b"), r["gpu"]' "$T/grades/$s.json" || return 1; done
+}
+check "class grade: three students on two GPUs at once, every row in the gradebook" t_class
+
+t_class_slurm_throttle() { # --slurm --gpus 2: the array runs at most 2 tasks at once
+    mkdir -p "$T/bin"
+    printf '#!/bin/sh\nprintf "%%s\\n" "$@" > %s/sbatch.args\necho 7\n' "$T" >"$T/bin/sbatch"
+    chmod +x "$T/bin/sbatch"
+    PATH=$T/bin:$PATH "$GC" class grade "$T/class" ex01 --out "$T/grades2" --slurm --gpus 2 >/dev/null 2>&1
+    grep -qx -- "--array=0-2%2" "$T/sbatch.args" || { cat "$T/sbatch.args"; return 1; }
+}
+check "class grade --slurm --gpus 2: the array's throttle" t_class_slurm_throttle
+
+# Ctrl-C and kill -9 while two gradings compile at once, their files stuck
+# in an #include of a pipe nobody writes: their compilers wait until stopped
+mkfifo "$T/fifo"
+stuck() {
+    for f in "$T"/ws/exercises/ex0[13]_*.cu; do printf '#include "%s"\n' "$T/fifo" >"$f"; done
+}
+t_ctrl_c() {
+    stuck
+    cp "$T/ws/progress.yaml" "$T/progress.before"
+    GPUCOURSE_FAKE_GPUS=$TWO "$GC" grade ex01 ex03 >"$T/got" 2>"$T/goterr" &
+    pid=$!
+    for i in $(seq 50); do [ "$(pgrep -f "$T/ws/.build" | wc -l)" -ge 2 ] && break; sleep 0.2; done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    sleep 0.5
+    [ $rc = 130 ] || { echo "exit $rc"; cat "$T/got"; return 1; }
+    has "interrupted" && cmp "$T/progress.before" "$T/ws/progress.yaml" && [ "$(pgrep -f "$T/ws" | wc -l)" = 0 ]
+}
+check "Ctrl-C mid-way: exit 130, nothing recorded, nothing left running" t_ctrl_c
+
+t_kill_9() {
+    GPUCOURSE_FAKE_GPUS=$TWO "$GC" grade ex01 ex03 >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 50); do [ "$(pgrep -f "$T/ws/.build" | wc -l)" -ge 2 ] && break; sleep 0.2; done
+    [ "$(pgrep -f "$T/ws/.build" | wc -l)" -ge 2 ] || { echo "the compilers did not start"; return 1; }
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    for i in $(seq 20); do [ "$(pgrep -f "$T/ws" | wc -l)" = 0 ] && return 0; sleep 0.3; done
+    pgrep -af "$T/ws"
+    return 1
+}
+check "kill -9 mid-way: the workers and their compilers die with it" t_kill_9
+
+t_doctor() {
+    GPUCOURSE_FAKE_GPUS=$TWO "$GC" doctor >"$T/got" 2>&1
+    has "gpus.*2: a grading takes whichever is free" && [ "$(grep -c 'gpu lock.*gpucourse-gpu-GPU-fake-[ab].lock' "$T/got")" = 2 ]
+}
+check "doctor: the GPUs, and each one's lock" t_doctor

@@ -1,0 +1,127 @@
+#!/bin/sh
+# The GPU proof of gradings spread over several GPUs of one host (issue 30):
+# the same class graded one at a time and on 2 GPUs at once, in turn, gives
+# the same verdicts, and ratios that agree within the spread of its rounds.
+#
+#   tools/verify-gpus.sh prepare   on any machine with nvcc (no GPU needed): builds gpucourse, and
+#                                  in .verify/gpus/ a class (references of ex01 ex13 ex21 ex33
+#                                  ex41, and students whose one file is a fixture of tests/gpu/)
+#                                  graded once without a GPU, so that every harness, reference and
+#                                  student library is built (carry .verify and build)
+#   tools/verify-gpus.sh run [ROUNDS]
+#                                  on a machine with 2 or more GPUs: `class grade --gpus 1` and
+#                                  `--gpus 2`, ROUNDS times each (default 3), in turn; then the
+#                                  tables: each student's verdicts (expected, one GPU, two), each
+#                                  ratio's median and range on one GPU and on two, and the
+#                                  throughput of both
+# .verify/ is listed in .git/info/exclude; nothing in it is committed.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+V=$PWD/.verify/gpus
+EXERCISES="ex01 ex13 ex21 ex33 ex41"
+# student: the fixtures that stand in for their files (the rest: the references)
+STUDENTS="ref: slow:ex01_too_slow,ex41_stored_at_once wrong:ex13_inclusive_prefix,ex21_off_by_one,ex33_accumulators_carried plain:ex13_one_block_for_totals,ex41_loads_not_overlapped"
+export GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
+
+prepare() {
+    set -e
+    mkdir -p .git/info && { grep -qx "/.verify/" .git/info/exclude 2>/dev/null || echo "/.verify/" >>.git/info/exclude; }
+    make
+    rm -rf "$V/class" "$V/expect" && mkdir -p "$V/class" "$V/locks"
+    for entry in $STUDENTS; do
+        name=${entry%%:*} fixtures=${entry#*:}
+        mkdir -p "$V/class/$name/exercises"
+        for ex in $EXERCISES; do
+            cp solutions/${ex}_*.cu "$V/class/$name/exercises/"
+            echo "$name $ex pass" >>"$V/expect"
+        done
+        for fx in $(echo "$fixtures" | tr ',' ' '); do
+            ex=${fx%%_*}
+            f=$(ls tests/gpu/$fx.cu tests/gpu/$fx.patch 2>/dev/null | head -1)
+            sh tests/fixture_source.sh "$f" "$V/class/$name/exercises/$(basename solutions/${ex}_*.cu)"
+            verdict=$(head -1 "$f" | sed -n 's|^// expect: [0-9]* \([a-z_]*\).*|\1|p')
+            sed -i "s/^$name $ex pass$/$name $ex $verdict/" "$V/expect"
+        done
+    done
+    # every library built here, once, the GPU machine's time going to the gradings: a fake
+    # GPU and CUDA's stub driver take each grading through the builds to a judge that finds no GPU
+    mkdir -p "$V/stub" && ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
+    LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse class grade "$V/class" $EXERCISES \
+        --out "$V/grades" >/dev/null 2>&1 || true
+    ls "$V/grades/build" | wc -l
+    du -sh "$V" build
+}
+
+run() {
+    rounds=${1:-3}
+    out=$V/out
+    rm -rf "$out" && mkdir -p "$out"
+    nvidia-smi -L
+    build/gpucourse doctor | grep -E '^(ok|OK).*gpu' || build/gpucourse doctor | grep -i gpu
+    for i in $(seq "$rounds"); do
+        for g in 1 2; do
+            start=$(date +%s.%N)
+            build/gpucourse class grade "$V/class" $EXERCISES --out "$V/grades" --gpus $g >"$out/summary-$g-$i" 2>"$out/err-$g-$i"
+            end=$(date +%s.%N)
+            mkdir -p "$out/$g-$i" && cp "$V"/grades/*.json "$out/$g-$i/"
+            echo "round $i, --gpus $g: $(grep 'gradings in' "$out/err-$g-$i") (wall $(echo "$end - $start" | bc) s)"
+        done
+    done
+    python3 - "$out" "$V/expect" "$rounds" <<'EOF'
+import json, os, statistics, sys
+out, expect_file, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+expect = {}
+for line in open(expect_file):
+    name, ex, verdict = line.split()
+    expect[(name, ex)] = verdict
+verdicts, ratios, gpus_used = {}, {}, {}
+for g in (1, 2):
+    for i in range(1, rounds + 1):
+        d = os.path.join(out, f"{g}-{i}")
+        for f in sorted(os.listdir(d)):
+            name = f[:-5]
+            for r in json.load(open(os.path.join(d, f)))["results"]:
+                key = (name, r["id"])
+                verdicts.setdefault((key, g), []).append(r["verdict"])
+                gpus_used.setdefault(g, set()).add(r.get("gpu"))
+                for s in (r.get("timed_sizes") or []):
+                    for which in ("vs_reference", "vs_baseline", "vs_library"):
+                        if which in s:
+                            ratios.setdefault((key, s["size"], which, g), []).append(s[which])
+print("\n## Verdicts (%d rounds each): expected, one GPU, two GPUs" % rounds)
+print("| student | exercise | expected | --gpus 1 | --gpus 2 | |")
+print("|---|---|---|---|---|---|")
+bad = 0
+for key in sorted(expect):
+    one, two = verdicts.get((key, 1), []), verdicts.get((key, 2), [])
+    same = set(one) == set(two) == {expect[key]}
+    bad += not same
+    print("| %s | %s | %s | %s | %s | %s |" % (key[0], key[1], expect[key], ",".join(sorted(set(one))),
+                                              ",".join(sorted(set(two))), "ok" if same else "DIFFERS"))
+print("\n## Ratios: median (min-max) over the rounds, one GPU and two")
+print("| student | exercise | size | ratio | --gpus 1 | --gpus 2 | medians differ by | within the spread |")
+print("|---|---|---|---|---|---|---|---|")
+outside = 0
+for (key, size, which, g) in sorted(k for k in ratios if k[3] == 1):
+    a, b = ratios[(key, size, which, 1)], ratios.get((key, size, which, 2), [])
+    if not b:
+        continue
+    ma, mb = statistics.median(a), statistics.median(b)
+    spread = max(max(a) - min(a), max(b) - min(b))
+    diff = abs(ma - mb)
+    inside = diff <= spread
+    outside += not inside
+    print("| %s | %s | %s | %s | %.4f (%.4f-%.4f) | %.4f (%.4f-%.4f) | %.2f%% | %s |" % (
+        key[0], key[1], size, which.replace("vs_", "you/"), ma, min(a), max(a), mb, min(b), max(b),
+        100 * diff / ma if ma else 0, "yes" if inside else "NO"))
+print("\nGPUs used: --gpus 1: %s; --gpus 2: %s" % (sorted(x for x in gpus_used.get(1, ()) if x),
+                                                  sorted(x for x in gpus_used.get(2, ()) if x)))
+print("%d verdicts differ from the expected; %d ratios' medians differ by more than their spread" % (bad, outside))
+EOF
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+run) shift; run "$@" ;;
+*) echo "usage: tools/verify-gpus.sh prepare | run [ROUNDS]" >&2; exit 64 ;;
+esac
