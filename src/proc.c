@@ -476,16 +476,19 @@ int proc_pool_run(const ProcPool *pool, bool *interrupted) {
     char **replies = xcalloc((size_t)pool->njobs, sizeof *replies);
     size_t *lens = xcalloc((size_t)pool->njobs, sizeof *lens);
     bool *back = xcalloc((size_t)pool->njobs, sizeof *back); /* its reply came, or its worker died */
-    struct sigaction old[NSTOPS];
+    struct sigaction old[NSTOPS], old_pipe, ignore = {.sa_handler = SIG_IGN};
     catch_stops(old);
+    sigaction(SIGPIPE, &ignore, &old_pipe); /* a job for a worker that died is EPIPE here, not our end */
     int next = 0, delivered = 0;
     bool stop = false, halted = false; /* stop: no new jobs; halted: done() said stop, nothing more for it */
     struct pollfd *fds = xcalloc((size_t)nw, sizeof *fds);
     for (;;) {
-        if (stop_signal && !*interrupted) { /* the workers' runs end as interrupted; nothing new starts */
+        if (stop_signal) { /* the workers' runs end as interrupted; nothing new starts; a second time: at once */
+            int how = *interrupted ? SIGKILL : SIGTERM;
             *interrupted = stop = true;
+            stop_signal = 0;
             for (int k = 0; k < nw; k++)
-                if (w[k].pid > 0) kill(w[k].pid, SIGTERM);
+                if (w[k].pid > 0) kill(w[k].pid, how);
         }
         for (int k = 0; k < nw && !stop; k++)
             if (w[k].pid > 0 && w[k].job < 0 && next < pool->njobs) {
@@ -503,9 +506,8 @@ int proc_pool_run(const ProcPool *pool, bool *interrupted) {
         int nfds = 0, busy = 0;
         for (int k = 0; k < nw; k++)
             if (w[k].pid > 0 && w[k].job >= 0) fds[nfds++] = (struct pollfd){.fd = w[k].from, .events = POLLIN}, busy++;
-        bool all_back = delivered == pool->njobs || (stop && busy == 0);
-        if (all_back || (busy == 0 && next == pool->njobs && delivered == next)) break;
-        if (busy == 0) { /* every worker gone: the rest here */
+        if (delivered == pool->njobs || (stop && busy == 0)) break;
+        if (busy == 0) { /* every worker gone: the jobs left are lost as theirs were */
             bool left = false;
             for (int k = 0; k < nw; k++) left |= w[k].pid > 0;
             if (!left) {
@@ -542,6 +544,7 @@ int proc_pool_run(const ProcPool *pool, bool *interrupted) {
     for (int k = 0; k < nw; k++)
         if (w[k].pid > 0) end_worker(&w[k]); /* the job pipe's end is their signal to exit */
     if (*interrupted) interrupted_since = true;
+    sigaction(SIGPIPE, &old_pipe, NULL);
     release_stops(old);
     for (int j = 0; j < pool->njobs; j++) free(replies[j]);
     free(replies), free(lens), free(back), free(fds), free(w);

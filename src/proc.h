@@ -79,7 +79,8 @@ ProcWait proc_wait_for(bool (*done)(void *ctx), void *ctx, double timeout_s);
  * started after it, and the replies after it are dropped. Ctrl-C (SIGINT,
  * SIGTERM, SIGHUP) reaches every worker's run (proc_run sees it), stops
  * the jobs the same way once the replies before the first that did not
- * come back are delivered, and counts for proc_take_interrupted. */
+ * come back are delivered, and counts for proc_take_interrupted; a second
+ * one kills the workers at once. */
 typedef struct {
     int njobs, workers;
     void (*work)(int job, StrBuf *reply, void *ctx);
