@@ -7,7 +7,8 @@
 #     (the toolkit's stub libcuda) the verdict and its JSON are a local run's;
 #   - a launcher that starts no judge is a setup error that shows why;
 #   - `class grade --slurm`: three workspaces as a job array, into a
-#     gradebook.csv that Python's csv module reads, with the flags.
+#     gradebook.csv that Python's csv module reads, with the flags;
+#   - `class grade --gpus 2` through the launcher: two judges at once.
 # The cluster's self-test (tests/slurm/selftest.sh) runs first. Prints TAP.
 # Skips, saying why, where Slurm cannot run (not root, packages missing).
 cd "$(dirname "$0")/.." || exit 1
@@ -144,4 +145,14 @@ grep -q "^Slurm job [0-9][0-9]* (squeue -j [0-9]* shows its tasks)$" "$T/class.e
 find "$T/class" -newer "$T/before-class" >"$T/changed"
 if [ ! -s "$T/changed" ] && [ ! -e "$T/class/alice/progress.yaml" ]; then ok "students' workspaces untouched"; else
     notok "students' workspaces untouched" "$T/changed"; fi
+
+# the class here, its judges through srun two at once (--gpus 2): the same gradebook
+GPUCOURSE_LAUNCHER="srun --gres=gpu:1 --partition=gpu --time=5" \
+    "$GC" class grade "$T/class/roster.txt" ex01 --gpus 2 --out "$T/grades2" >"$T/class2.out" 2>"$T/class2.err"
+rc=$?
+if [ $rc = 0 ] && grep -q "^3 gradings in [0-9.]* s, 2 at once on 2 GPUs" "$T/class2.err" &&
+   [ "$(cut -d, -f1-4 "$T/grades2/gradebook.csv")" = "$(cut -d, -f1-4 "$T/grades/gradebook.csv")" ]; then
+    ok "class grade --gpus 2 through srun: two judges at once, the job array's gradebook"; else
+    echo "# exit $rc"; cat "$T/class2.err" >>"$T/class2.out"
+    notok "class grade --gpus 2 through srun: two judges at once, the job array's gradebook" "$T/class2.out"; fi
 echo "1..$n"
