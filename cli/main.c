@@ -57,7 +57,7 @@ static const char usage_text[] =
     "  new course DIR       a course of its own in DIR (use it with --course DIR)\n"
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
-    "  class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]\n"
+    "  class grade ROSTER [EX... | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]\n"
     "                       grade every student of a roster (a file of NAME PATH lines, or a\n"
     "                       directory of workspaces) into DIR (default ./grades): JSON and JUnit per\n"
     "                       student, gradebook.csv, a summary with flags; --slurm: as a job array\n"
@@ -1442,11 +1442,12 @@ static bool class_done(int i, const char *reply, size_t len, void *ctx) {
 
 static int cmd_class(const Options *o, const char *const *args, int nargs) {
     static const char usage[] =
-        "usage: gpucourse class grade ROSTER [EX | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]";
+        "usage: gpucourse class grade ROSTER [EX... | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]";
     if (nargs < 2 || strcmp(args[0], "grade")) return fail_usage("%s", usage);
-    if (nargs > 3 || (nargs == 3) == (o->all || o->chapter)) return fail_usage("%s", usage);
+    if ((nargs >= 3) == (o->all || o->chapter)) return fail_usage("%s", usage);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
-    const char *key = nargs == 3 ? args[2] : NULL;
+    const char *const *keys = args + 2;
+    int nkeys = nargs - 2;
     Session s;
     int rc = session_open(o, &s, false);
     if (rc) {
@@ -1455,7 +1456,7 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
     }
     const Exercise **list = NULL;
     Roster roster = {0};
-    int count = selected_exercises(&s, o, &key, key ? 1 : 0, &list);
+    int count = selected_exercises(&s, o, keys, nkeys, &list);
     char *out = NULL;
     if (count < 0) rc = EXIT_USAGE;
     else if (roster_load(args[1], &roster) < 0) rc = fail_setup();
@@ -1477,14 +1478,14 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
     }
     if (o->slurm) {
         char *course = realpath(s.course->root, NULL), *roster_abs = realpath(args[1], NULL);
-        const char *selection[3] = {0};
+        const char **selection = xcalloc((size_t)nkeys + 2, sizeof *selection);
         int nsel = 0;
-        if (key) selection[nsel++] = key;
-        else if (o->all) selection[nsel++] = "--all";
-        else selection[nsel++] = "--chapter", selection[nsel++] = o->chapter;
+        for (int k = 0; k < nkeys; k++) selection[nsel++] = keys[k];
+        if (o->all) selection[nsel++] = "--all";
+        else if (o->chapter) selection[nsel++] = "--chapter", selection[nsel++] = o->chapter;
         rc = course && roster_abs ? class_slurm(o, course, roster_abs, selection, nsel, roster.count, out)
                                   : error("cannot resolve the course's or the roster's path");
-        free(course), free(roster_abs);
+        free(course), free(roster_abs), free(selection);
     } else { /* the students, as many at once as this machine has GPUs */
         int gpus = 0, at_once = grading_workers(o, roster.count, &gpus);
         ClassRun run = {s.course, &roster, &co, 0};

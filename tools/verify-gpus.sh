@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 1
 V=$PWD/.verify/gpus
 EXERCISES="ex01 ex13 ex21 ex33 ex41"
 # student: the fixtures that stand in for their files (the rest: the references)
-STUDENTS="ref: slow:ex01_too_slow,ex41_stored_at_once wrong:ex13_inclusive_prefix,ex21_off_by_one,ex33_accumulators_carried plain:ex13_one_block_for_totals,ex41_loads_not_overlapped"
+STUDENTS="ref: slow:ex01_too_slow,ex41_stored_at_once wrong:ex13_inclusive_prefix,ex21_off_by_one,ex33_accumulators_carried plain:ex13_one_block_for_totals,ex41_loads_not_overlapped attack:ex01_attack_other_gpu"
 export GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
 
 prepare() {
