@@ -897,20 +897,40 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
                      "(make install puts it in PREFIX/share/gpucourse/harness)");
     /* the shared harness, also for a course of its own; the kind may be the course's own */
     char *hdir = xstrdup(c->harness_dir);
-    char *judge_cu[] = {path_join(hdir, "main.cu"),    path_join(hdir, "runner.cu"),   path_join(hdir, "protocol.cu"),
-                        path_join(hdir, "rules.c"),    path_join(hdir, "sandbox.c"),   path_join(hdir, "counters.cu"),
-                        course_kind_path(c, e->kind),  path_join(hdir, "neighbours.c")};
     /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library */
-    const char *hsrc[] = {judge_cu[0], judge_cu[1], judge_cu[2], judge_cu[3], judge_cu[4],
-                          judge_cu[5], judge_cu[6], judge_cu[7], NULL};
-    const char *rsrc[] = {judge_cu[1], judge_cu[2], judge_cu[4], judge_cu[5], judge_cu[6], NULL};
+    static const char *const judge_files[] = {"main.cu",     "runner.cu", "protocol.cu", "rules.c",
+                                              "sandbox.c",   "counters.cu", "neighbours.c"};
+    static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu"};
+    enum { NJUDGE = ARRAY_SIZE(judge_files), NRUNNER = ARRAY_SIZE(runner_files) };
+    char *kind_cu = course_kind_path(c, e->kind);
+    /* what every kind shares, compiled once into objects (build/harness-obj/), then linked with each kind's file */
+    char *objects[NJUDGE + NRUNNER] = {0};
+    const char *hsrc[NJUDGE + 2] = {0}, *rsrc[NRUNNER + 2] = {0};
+    char *obj_dir = xprintf("%s/harness-obj", w->build);
+    int rc = make_dirs(obj_dir);
+    const char *what = "the harness's part", *name = "";
+    for (int i = 0; rc == 0 && i < NJUDGE + NRUNNER; i++) {
+        bool judge = i < NJUDGE;
+        const char *file = judge ? judge_files[i] : runner_files[i - NJUDGE];
+        char *src = path_join(hdir, file);
+        const char *one[] = {src, NULL};
+        objects[i] = xprintf("%s/%s-%.*s.o", obj_dir, judge ? "judge" : "runner", (int)strcspn(file, "."), file);
+        rc = toolchain_build_cached(t, judge ? BUILD_HARNESS_OBJECT : BUILD_RUNNER_OBJECT, one, objects[i], hdir, log);
+        if (rc < 0) name = file;
+        if (judge) hsrc[i] = objects[i];
+        else rsrc[i - NJUDGE] = objects[i];
+        free(src);
+    }
+    hsrc[NJUDGE] = rsrc[NRUNNER] = kind_cu;
     char *sol = course_solution_path(c, e);
     const char *lsrc[] = {sol, NULL};
     parts->harness = xprintf("%s/harness-%s", w->build, e->kind);
     parts->runner = xprintf("%s/runner-%s", w->build, e->kind);
     parts->reference = xprintf("%s/reference-%s.so", w->build, e->id);
-    const char *what = "the harness of kind", *name = e->kind;
-    int rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, parts->harness, hdir, log);
+    if (rc == 0) {
+        rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, parts->harness, hdir, log);
+        what = "the harness of kind", name = e->kind;
+    }
     if (rc == 0) {
         rc = toolchain_build_cached(t, BUILD_RUNNER, rsrc, parts->runner, hdir, log);
         what = "the student runner of kind";
@@ -926,7 +946,9 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     }
     free(sol);
     free(hdir);
-    for (size_t i = 0; i < ARRAY_SIZE(judge_cu); i++) free(judge_cu[i]);
+    free(kind_cu);
+    free(obj_dir);
+    for (int i = 0; i < NJUDGE + NRUNNER; i++) free(objects[i]);
     return rc;
 }
 

@@ -134,8 +134,12 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) argv[n++] = common_flags[i];
     if (target == BUILD_SHARED_LIB)
         for (size_t i = 0; i < ARRAY_SIZE(shared_lib_flags); i++) argv[n++] = shared_lib_flags[i];
-    if (target == BUILD_RUNNER)
+    bool judge = target == BUILD_HARNESS || target == BUILD_HARNESS_OBJECT;
+    bool runner = target == BUILD_RUNNER || target == BUILD_RUNNER_OBJECT;
+    bool object = target == BUILD_HARNESS_OBJECT || target == BUILD_RUNNER_OBJECT;
+    if (runner)
         for (size_t i = 0; i < ARRAY_SIZE(runner_flags); i++) argv[n++] = runner_flags[i];
+    if (object) argv[n++] = "-c";
     /* find libcudart.so where this nvcc's toolkit has it, wherever we run */
     char *rpath = xprintf("-Xlinker=-rpath=%s/lib64", t->cuda_home);
     strlist_add(hold, rpath);
@@ -144,7 +148,7 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     /* CUPTI, which the runners load for counters (harness/counters.cu): in
      * include/ and lib64/ since CUDA 13, under extras/CUPTI before */
     char *cupti = xprintf("%s/extras/CUPTI", t->cuda_home);
-    if ((target == BUILD_HARNESS || target == BUILD_RUNNER) && dir_exists(cupti)) {
+    if ((judge || runner) && dir_exists(cupti)) {
         char *inc = xprintf("-I%s/include", cupti), *lib = xprintf("-Xlinker=-rpath=%s/lib64", cupti);
         strlist_add(hold, inc);
         argv[n++] = hold->items[hold->count - 1];
@@ -165,7 +169,7 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     for (int i = 0; sources[i] && n < 56; i++) argv[n++] = sources[i];
     if (target == BUILD_SHARED_LIB)
         for (size_t i = 0; i < ARRAY_SIZE(shared_lib_libs); i++) argv[n++] = shared_lib_libs[i];
-    if (target == BUILD_HARNESS || target == BUILD_RUNNER)
+    if ((judge || runner) && !object)
         for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) argv[n++] = harness_libs[i];
     if (target == BUILD_HARNESS)
         for (size_t i = 0; i < ARRAY_SIZE(judge_libs); i++) argv[n++] = judge_libs[i];
@@ -406,7 +410,12 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
             rc = error("cannot compile '%s': nvcc cannot take a '$', '`', '\"' or '\\' in a file name", sources[i]);
         else if (!(link = dir_link(work, dir, &targets, &names)))
             rc = -1;
-        if (link) {
+        if (link && dot && !strcmp(dot, ".o")) { /* an object of ours (a plain name): linked as it is */
+            char *path = xprintf("%s/%s", link, base);
+            strlist_add(&hold, path);
+            src[nsrc++] = hold.items[hold.count - 1];
+            free(path);
+        } else if (link) {
             char *name = fresh_name(&names, base, dot && plain_name(dot) ? dot : ".cu");
             char *path = path_join(work, name);
             char *text = xprintf("#include \"%s/%s\"\n", link, base);

@@ -24,8 +24,11 @@ void toolchain_free(Toolchain *t);
 
 /* What an nvcc run builds: a shared library (the student's, a reference),
  * the judge of a kind (harness/main.cu), or the student's runner of a kind
- * (harness/runner.cu without the vendor library). */
-typedef enum { BUILD_SHARED_LIB, BUILD_HARNESS, BUILD_RUNNER } BuildTarget;
+ * (harness/runner.cu without the vendor library); or one object of either
+ * of the last two (nvcc -c, with their flags): the harness's files that are
+ * the same for every kind, built once and linked into each kind's judge and
+ * runner (a source ending in .o is linked as it is). */
+typedef enum { BUILD_SHARED_LIB, BUILD_HARNESS, BUILD_RUNNER, BUILD_HARNESS_OBJECT, BUILD_RUNNER_OBJECT } BuildTarget;
 
 /* The bounds of every nvcc run. Time: COMPILE_TIMEOUT_S unless the caller
  * gives another (grade --timeout S bounds the student's file). Memory: the

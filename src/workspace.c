@@ -94,6 +94,9 @@ int workspace_open(const Course *c, const char *option, Workspace *w) {
     free(exercises);
     if (rc == 0) {
         remove_stale_temps(w->build, NULL);
+        char *objects = path_join(w->build, "harness-obj"); /* the harness's shared objects (grade_build_course_parts) */
+        remove_stale_temps(objects, NULL);
+        free(objects);
         char *progress = progress_target(w->progress); /* its temp files are beside the link's target */
         if (progress) {
             char *dir = path_dirname(progress), *slash = strrchr(progress, '/');
