@@ -100,6 +100,10 @@ typedef struct {
     double tflops_student, tflops_reference, tflops_library;
 } TimedSize;
 
+/* What a grading found. Flat but for four pointers (compile_log,
+ * program_output, mismatches, notes): a result crosses from a worker
+ * process as bytes (grade_result_pack), so a new field that points to
+ * something must be packed there too, and freed in grade_result_free. */
 typedef struct {
     Verdict verdict;
     char reason[1024];          /* one or two sentences: why */
