@@ -8,12 +8,14 @@
 #                                  ex41, and students whose one file is a fixture of tests/gpu/)
 #                                  graded once without a GPU, so that every harness, reference and
 #                                  student library is built (carry .verify and build)
-#   tools/verify-gpus.sh run [ROUNDS]
-#                                  on a machine with 2 or more GPUs: `class grade --gpus 1` and
-#                                  `--gpus 2`, ROUNDS times each (default 3), in turn; then the
-#                                  tables: each student's verdicts (expected, one GPU, two), each
-#                                  ratio's median and range on one GPU and on two, and the
-#                                  throughput of both
+#   tools/verify-gpus.sh run [ROUNDS] [refs|class]
+#                                  on a machine with 2 or more GPUs, in turn, ROUNDS times each:
+#                                  refs (default 10 rounds): the references' student, `grade EX...
+#                                  --gpus 1` and `--gpus 2` (its five gradings on two GPUs at once);
+#                                  class (default 3): `class grade --gpus 1` and `--gpus 2` (the
+#                                  students two at once). Then the tables: each student's verdicts
+#                                  (expected, one GPU, two), each ratio's median and range on one
+#                                  GPU and on two, and the throughput of both
 # .verify/ is listed in .git/info/exclude; nothing in it is committed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -48,23 +50,33 @@ prepare() {
     mkdir -p "$V/stub" && ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
     LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse class grade "$V/class" $EXERCISES \
         --out "$V/grades" >/dev/null 2>&1 || true
+    LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse --workspace "$V/class/ref" grade $EXERCISES \
+        >/dev/null 2>&1 || true
     ls "$V/grades/build" | wc -l
     du -sh "$V" build
 }
 
 run() {
-    rounds=${1:-3}
-    out=$V/out
+    what=${2:-refs}
+    rounds=${1:-$([ "$what" = refs ] && echo 10 || echo 3)}
+    out=$V/out-$what
     rm -rf "$out" && mkdir -p "$out"
     nvidia-smi -L
-    build/gpucourse doctor | grep -E '^(ok|OK).*gpu' || build/gpucourse doctor | grep -i gpu
+    build/gpucourse doctor | grep -i 'gpu'
     for i in $(seq "$rounds"); do
         for g in 1 2; do
             start=$(date +%s.%N)
-            build/gpucourse class grade "$V/class" $EXERCISES --out "$V/grades" --gpus $g >"$out/summary-$g-$i" 2>"$out/err-$g-$i"
+            mkdir -p "$out/$g-$i"
+            if [ "$what" = refs ]; then
+                build/gpucourse --workspace "$V/class/ref" grade $EXERCISES --gpus $g --format json \
+                    >"$out/$g-$i/ref.json" 2>"$out/err-$g-$i"
+            else
+                build/gpucourse class grade "$V/class" $EXERCISES --out "$V/grades" --gpus $g >"$out/summary-$g-$i" \
+                    2>"$out/err-$g-$i"
+                cp "$V"/grades/*.json "$out/$g-$i/"
+            fi
             end=$(date +%s.%N)
-            mkdir -p "$out/$g-$i" && cp "$V"/grades/*.json "$out/$g-$i/"
-            echo "round $i, --gpus $g: $(grep 'gradings in' "$out/err-$g-$i") (wall $(echo "$end - $start" | bc) s)"
+            echo "round $i, --gpus $g: wall $(awk "BEGIN { printf \"%.1f\", $end - $start }") s $(grep -h 'gradings in' "$out/err-$g-$i")"
         done
     done
     python3 - "$out" "$V/expect" "$rounds" <<'EOF'
@@ -92,7 +104,7 @@ print("\n## Verdicts (%d rounds each): expected, one GPU, two GPUs" % rounds)
 print("| student | exercise | expected | --gpus 1 | --gpus 2 | |")
 print("|---|---|---|---|---|---|")
 bad = 0
-for key in sorted(expect):
+for key in sorted(k for k in expect if (k, 1) in verdicts or (k, 2) in verdicts):
     one, two = verdicts.get((key, 1), []), verdicts.get((key, 2), [])
     same = set(one) == set(two) == {expect[key]}
     bad += not same
@@ -123,5 +135,5 @@ EOF
 case "${1:-}" in
 prepare) prepare ;;
 run) shift; run "$@" ;;
-*) echo "usage: tools/verify-gpus.sh prepare | run [ROUNDS]" >&2; exit 64 ;;
+*) echo "usage: tools/verify-gpus.sh prepare | run [ROUNDS] [refs|class]" >&2; exit 64 ;;
 esac
