@@ -72,9 +72,9 @@ static const char usage_text[] =
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --explain                  grade: after each failing grade, what why says\n"
     "  --trace                    grade: where each grading's time went, on stderr (also GPUCOURSE_TRACE=1)\n"
-    "  --gpus N|all               grade and class grade with several exercises or students: how many\n"
-    "                             gradings run at once, each on a GPU of its own (default all: one per\n"
-    "                             GPU of this machine; through GPUCOURSE_LAUNCHER, default 1)\n"
+    "  --gpus N|all               grade and class grade with several exercises or students, check-course:\n"
+    "                             how many gradings run at once, each on a GPU of its own (default all:\n"
+    "                             one per GPU of this machine; through GPUCOURSE_LAUNCHER, default 1)\n"
     "  --timeout S                seconds that compiling your file, and then running it, may each take\n"
     "                             (default: 300 to compile, the exercise's own to run)\n"
     "  --course DIR               the course (default: $GPUCOURSE_COURSE, ., or beside the binary)\n"
@@ -638,6 +638,8 @@ static void check_builds(const Toolchain *t, const Course *c, const Workspace *w
 
 /* Grades the reference (it must pass its floors with margin) and the stub
  * (it must fail). */
+/* Grades the reference, the stub and the rung below's reference of x->e
+ * (check_decide says what that shows). */
 static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) {
     const Exercise *e = x->e;
     char *sol = course_solution_path(c, e), *stub = course_stub_path(c, e);
@@ -646,6 +648,21 @@ static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) 
     grade_exercise(c, w, e, &ro, &x->ref);
     grade_exercise(c, w, e, &so, &x->stub);
     x->graded = true;
+    x->below = course_rung_below(c, e);
+    if (x->below) {
+        char *below_sol = course_solution_path(c, x->below);
+        char *label = xprintf("check-below-%s", x->below->id);
+        GradeOptions bo = {.source = below_sol, .label = label};
+        grade_exercise(c, w, e, &bo, &x->below_result);
+        free(label);
+        free(below_sol);
+    }
+    free(sol), free(stub);
+}
+
+/* What the gradings of check_on_gpu show. */
+static void check_decide(ExerciseCheck *x) {
+    const Exercise *e = x->e;
     /* margin: the reference must clear its floors by 5% in the same run */
     const GradeResult *ref = &x->ref;
     bool compute = ref->flops > 0;
@@ -655,19 +672,9 @@ static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) 
     x->stub_fails = x->stub.verdict != V_PASS && x->stub.verdict != V_SETUP_ERROR && x->stub.verdict != V_SKIPPED;
     /* a ladder is a ladder: the rung below's answer must not pass this one
      * (a requirement, the counters or a floor must hold this rung's point) */
-    x->below = course_rung_below(c, e);
-    if (x->below) {
-        char *below_sol = course_solution_path(c, x->below);
-        char *label = xprintf("check-below-%s", x->below->id);
-        GradeOptions bo = {.source = below_sol, .label = label};
-        grade_exercise(c, w, e, &bo, &x->below_result);
-        const GradeResult *b = &x->below_result;
-        x->below_fails = b->verdict != V_PASS && b->verdict != V_SETUP_ERROR && b->verdict != V_SKIPPED &&
-                         b->verdict != V_GPU_BUSY;
-        free(label);
-        free(below_sol);
-    }
-    free(sol), free(stub);
+    const GradeResult *b = &x->below_result;
+    x->below_fails = x->below && b->verdict != V_PASS && b->verdict != V_SETUP_ERROR && b->verdict != V_SKIPPED &&
+                     b->verdict != V_GPU_BUSY;
 }
 
 static void print_gpu_check(const ExerciseCheck *x) {
@@ -811,6 +818,64 @@ static bool prebuild_course(const Toolchain *t, const Course *c, const Workspace
     return !interrupted && !proc_take_interrupted();
 }
 
+/* check-course's GPU checks of every exercise, as proc_pool_run's jobs. */
+typedef struct {
+    const Course *c;
+    const Workspace *w;
+    ExerciseCheck *xs;
+    bool text;
+    int failures;
+} GpuChecks;
+
+/* In a worker (or here): exercise i's gradings, each packed after its length. */
+static void gpu_check_job(int i, StrBuf *reply, void *ctx) {
+    GpuChecks *g = ctx;
+    ExerciseCheck x = {.e = g->xs[i].e};
+    check_on_gpu(g->c, g->w, &x);
+    GradeResult *results[] = {&x.ref, &x.stub, &x.below_result};
+    for (int k = 0; k < (x.below ? 3 : 2); k++) {
+        StrBuf one = {0};
+        grade_result_pack(results[k], &one);
+        uint64_t len = one.len;
+        sb_add(reply, (const char *)&len, sizeof len);
+        sb_add(reply, one.buf, one.len);
+        sb_free(&one);
+        grade_result_free(results[k]);
+    }
+}
+
+/* Here, in course order: exercise i's gradings read back, decided,
+ * counted and printed; false after Ctrl-C. */
+static bool gpu_check_done(int i, const char *reply, size_t len, void *ctx) {
+    GpuChecks *g = ctx;
+    ExerciseCheck *x = &g->xs[i];
+    x->below = course_rung_below(g->c, x->e);
+    GradeResult *results[] = {&x->ref, &x->stub, &x->below_result};
+    size_t at = 0;
+    for (int k = 0; k < (x->below ? 3 : 2); k++) {
+        uint64_t one = 0;
+        bool whole = reply && len - at >= sizeof one;
+        if (whole) memcpy(&one, reply + at, sizeof one), at += sizeof one;
+        whole = whole && one <= len - at && grade_result_unpack(reply + at, (size_t)one, results[k]);
+        if (whole) at += (size_t)one;
+        else {
+            memset(results[k], 0, sizeof *results[k]);
+            results[k]->verdict = V_SETUP_ERROR;
+            snprintf(results[k]->reason, sizeof results[k]->reason,
+                     "the process of gpucourse's that checked %s ended before it said how", x->e->id);
+        }
+    }
+    x->graded = true;
+    check_decide(x);
+    g->failures += !x->ref_ok + !x->stub_fails + (x->below && !x->below_fails);
+    if (g->text) {
+        print_gpu_check(x);
+        fflush(stdout);
+    }
+    return x->ref.verdict != V_INTERRUPTED && x->stub.verdict != V_INTERRUPTED &&
+           (!x->below || x->below_result.verdict != V_INTERRUPTED);
+}
+
 /* Validates the course; without a GPU compiles every stub, reference and
  * harness kind; with one also proves every reference passes with margin and
  * every stub fails. Text, or one JSON document (--format json). */
@@ -885,13 +950,14 @@ static int cmd_check_course(const Options *o, const char *const *keys, int nkeys
     gpu_probe(&gpu);
     bool on_gpu = failures == 0 && gpu.count > 0;
     if (text && failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
-    for (int i = 0; on_gpu && i < c->nexercises; i++) { /* every exercise, also after a failure */
-        check_on_gpu(c, &w, &xs[i]);
-        failures += !xs[i].ref_ok + !xs[i].stub_fails + (xs[i].below && !xs[i].below_fails);
-        if (text) {
-            print_gpu_check(&xs[i]);
-            fflush(stdout);
-        }
+    if (on_gpu) { /* every exercise, also after a failure; as many at once as there are GPUs */
+        int gpus = 0, at_once = grading_workers(o, c->nexercises, &gpus);
+        if (text && at_once > 1) printf("checking on %d GPUs at once\n", at_once);
+        GpuChecks checks = {c, &w, xs, text, 0};
+        ProcPool pool = {c->nexercises, at_once, gpu_check_job, gpu_check_done, &checks};
+        bool interrupted = false;
+        int checked = proc_pool_run(&pool, &interrupted);
+        failures += checks.failures + (checked < c->nexercises); /* one not checked (Ctrl-C) is no pass */
     }
     int code = failures ? EXIT_SETUP : 0;
     if (text) printf("check-course: %s\n", failures ? "FAILED" : "ok");
@@ -1646,7 +1712,7 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (cmd && !strcmp(cmd, "class")) return cmd_class(o, args, nargs);
     if (o->out || o->slurm || o->task >= 0) return fail_usage("%s", "--out, --slurm and --task go with class grade");
     if (o->gpus_given && (!cmd || (strcmp(cmd, "grade") && strcmp(cmd, "why"))))
-        return fail_usage("%s", "--gpus goes with grade and class grade");
+        return fail_usage("%s", "--gpus goes with grade, class grade and check-course");
     if (o->kind || o->title) return fail_usage("%s", "--kind and --title go with new");
     if (o->calibrate || o->runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
     if (o->explain && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--explain goes with grade");

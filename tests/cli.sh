@@ -173,6 +173,17 @@ check "check-course: usage errors 64, --calibrate without a GPU 77" t_check_usag
 t_check_course() { code_is 0 "$GC" check-course && has "YAML valid" && has "ex07 fused_axpy_relu" &&
                    has "GPU checks skipped" && has "check-course: ok"; }
 [ -n "$QUICK" ] || check "check-course compiles every stub, reference and harness kind (no GPU)" t_check_course
+# its GPU checks on two GPUs at once (fake ones, tests/gpus.sh: every judge finds none, so every
+# reference fails), the reports in course order, one line per exercise
+t_check_two_gpus() {
+    mkdir -p "$T/cuda" "$T/locks" && ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$T/cuda/libcuda.so.1" &&
+        (unset GPUCOURSE_NO_GPU; LD_LIBRARY_PATH=$T/cuda GPUCOURSE_LOCK_DIR=$T/locks GPUCOURSE_FAKE_GPUS=GPU-a,GPU-b \
+            code_is 65 "$GC" check-course) &&
+        has "^checking on 2 GPUs at once$" && has "CUDA_VISIBLE_DEVICES=GPU-a" && has "CUDA_VISIBLE_DEVICES=GPU-b" &&
+        [ "$(grep -o '^ex[0-9]* [a-z0-9_]* *reference: FAIL' "$T/got" | cut -c1-4 | tr -d '\n')" = \
+          "$("$GC" list | grep -o '^ *\[.\] ex[0-9]*' | grep -o 'ex[0-9]*' | tr -d '\n')" ] && has "check-course: FAILED"
+}
+[ -n "$QUICK" ] || [ ! -f /usr/local/cuda/lib64/stubs/libcuda.so ] || check "check-course on two GPUs at once: every exercise, in course order" t_check_two_gpus
 
 # make install: the binary finds the course installed beside it, from any directory
 t_install() { make -s install PREFIX=/usr DESTDIR="$T/root" >"$T/got" 2>&1 || { cat "$T/got"; return 1; }

@@ -102,10 +102,10 @@ t_gpus_usage() {
         code_is 64 "$GC" grade ex01 ex03 --gpus "$bad" || return 1
         has_err "gpus takes how many GPUs to grade on at once (1 to 64) or all" || return 1
     done
-    code_is 64 "$GC" list --gpus 2 && has_err "gpus goes with grade and class grade" &&
+    code_is 64 "$GC" list --gpus 2 && has_err "gpus goes with grade, class grade and check-course" &&
         GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 --gpus all
 }
-check "--gpus: a number 1 to 64 or all, with grade and class grade only" t_gpus_usage
+check "--gpus: a number 1 to 64 or all, with grade, class grade and check-course only" t_gpus_usage
 
 t_no_gpu() { # no GPU at all: as before, compiled and skipped, one at a time
     GPUCOURSE_NO_GPU=1 code_is 77 "$GC" grade ex01 ex03 || return 1
