@@ -636,8 +636,6 @@ static void check_builds(const Toolchain *t, const Course *c, const Workspace *w
     sb_free(&problem);
 }
 
-/* Grades the reference (it must pass its floors with margin) and the stub
- * (it must fail). */
 /* Grades the reference, the stub and the rung below's reference of x->e
  * (check_decide says what that shows). */
 static void check_on_gpu(const Course *c, const Workspace *w, ExerciseCheck *x) {
@@ -773,13 +771,7 @@ static int build_workers(void) {
     return n < 1 ? 1 : n > 32 ? 32 : (int)n;
 }
 
-/* Builds every exercise's files (check_builds) with `workers` processes
- * at once, each taking the next exercise from a queue: the first exercise
- * of each kind first, so that the kinds' harnesses (the longest builds)
- * start together. Only fills the build cache: the caller's own pass then
- * finds everything built and reports as before (a failed build, never
- * cached, is built again there for its log). A harness two workers need
- * is built once (toolchain_build_cached holds a lock per output). */
+/* check-course's builds, as proc_pool_run's jobs: order[k] is the k-th exercise built. */
 typedef struct {
     const Toolchain *t;
     const Course *c;
@@ -800,7 +792,14 @@ static bool prebuilt(int k, const char *reply, size_t len, void *ctx) {
     return true;
 }
 
-/* Returns false after Ctrl-C. */
+/* Builds every exercise's files (check_builds) with `workers` processes
+ * at once, each taking the next exercise from a queue: the first exercise
+ * of each kind first, so that the kinds' harnesses (the longest builds)
+ * start together. Only fills the build cache: the caller's own pass then
+ * finds everything built and reports as before (a failed build, never
+ * cached, is built again there for its log). A harness two workers need
+ * is built once (toolchain_build_cached holds a lock per output).
+ * Returns false after Ctrl-C. */
 static bool prebuild_course(const Toolchain *t, const Course *c, const Workspace *w, int workers) {
     if (workers < 2) return true;
     int *order = xcalloc((size_t)c->nexercises, sizeof *order), n = 0;
