@@ -21,10 +21,13 @@ mkdir -p "$T/cuda" "$T/locks"
 ln -s "$STUB" "$T/cuda/libcuda.so.1"
 export LD_LIBRARY_PATH=$T/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GPUCOURSE_LOCK_DIR=$T/locks
 TWO=GPU-fake-a,GPU-fake-b
-# another grading that holds GPU $1's lock until killed
+# another grading that holds GPU $1's lock until killed ($! after it); back once it holds it
 hold() {
-    python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)' \
-        "$T/locks/gpucourse-gpu-$1.lock" &
+    rm -f "$T/held-$1"
+    python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' \
+        "$T/locks/gpucourse-gpu-$1.lock" "$T/held-$1" &
+    for i in $(seq 100); do [ -e "$T/held-$1" ] && return 0; sleep 0.05; done
 }
 "$GC" list >/dev/null
 cp solutions/ex01_*.cu "$T/ws/exercises/"
@@ -69,7 +72,6 @@ check "--gpus 1: one at a time; --gpus 8 on 2 GPUs: said, and 2" t_one_at_a_time
 t_busy_one() { # another grading holds GPU a: every grading goes to b, at once
     hold GPU-fake-a
     holder=$!
-    sleep 0.3
     GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --format json
     rc=$?
     kill $holder; wait $holder 2>/dev/null
@@ -83,7 +85,6 @@ t_all_busy() { # both held: a wait, said, that ends at its bound with a setup er
     a=$!
     hold GPU-fake-b
     b=$!
-    sleep 0.3
     GPUCOURSE_FAKE_GPUS=$TWO GPUCOURSE_GPU_WAIT=1 code_is 65 "$GC" grade ex01
     rc=$?
     kill $a $b; wait $a $b 2>/dev/null
