@@ -1,0 +1,118 @@
+#!/bin/sh
+# How long a grade takes on the GPU, and how steady its ratios are (issue 28's
+# tables in docs/benchmarks.md), in one device call.
+#
+#   tools/verify-speed.sh prepare   on any machine with nvcc (no GPU needed): builds gpucourse,
+#                                   and in .verify/speed/ a workspace whose files are the
+#                                   references of EXERCISES, every library built (a fake GPU
+#                                   and CUDA's stub driver take each grading through its builds)
+#   tools/verify-speed.sh run [N]   on the GPU machine (carry .verify and build): each reference
+#                                   graded N times (default 10), the exercises in turn, wall time
+#                                   of `gpucourse grade EX --format json` with the trace; then the
+#                                   honest fixtures of FIXTURES 3 times each (their verdicts);
+#                                   tables last: wall min / median / max, each timed size's
+#                                   you/reference (and you/copy) min-max and spread, how often the
+#                                   judge's clock decided, and the fixtures' verdicts
+# .verify/ is listed in .git/info/exclude; nothing in it is committed.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+V=$PWD/.verify/speed
+EXERCISES=${EXERCISES:-"ex01 ex13 ex21 ex33 ex41"}
+# honest answers that the clock rule must not call too slow (docs/benchmarks.md, "The clock rule")
+FIXTURES=${FIXTURES:-"ex05_tiled_2d ex10_atomic_add"}
+export GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
+
+prepare() {
+    set -e
+    mkdir -p .git/info && { grep -qx "/.verify/" .git/info/exclude 2>/dev/null || echo "/.verify/" >>.git/info/exclude; }
+    make
+    rm -rf "$V" && mkdir -p "$V/locks" "$V/stub" "$V/fixtures"
+    build/gpucourse --workspace "$V/ws" list >/dev/null
+    for ex in $EXERCISES; do cp solutions/${ex}_*.cu "$V/ws/exercises/"; done
+    for fx in $FIXTURES; do
+        ex=${fx%%_*}
+        mkdir -p "$V/fixtures/$fx/exercises"
+        build/gpucourse --workspace "$V/fixtures/$fx" list >/dev/null
+        sh tests/fixture_source.sh "tests/gpu/$fx.cu" "$V/fixtures/$fx/exercises/$(basename solutions/${ex}_*.cu)"
+    done
+    ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
+    LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse --workspace "$V/ws" grade $EXERCISES \
+        >/dev/null 2>&1 || true
+    for fx in $FIXTURES; do
+        LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse --workspace "$V/fixtures/$fx" \
+            grade "${fx%%_*}" >/dev/null 2>&1 || true
+    done
+    du -sh "$V" build
+}
+
+run() {
+    n=${1:-10}
+    out=$V/out
+    rm -rf "$out" && mkdir -p "$out"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+    for i in $(seq "$n"); do
+        for ex in $EXERCISES; do
+            start=$(date +%s.%N)
+            GPUCOURSE_TRACE=1 build/gpucourse --workspace "$V/ws" grade "$ex" --format json >"$out/$ex-$i.json" \
+                2>"$out/$ex-$i.trace"
+            echo "$ex $i $(awk "BEGIN { print $(date +%s.%N) - $start }")" >>"$out/wall"
+        done
+    done
+    for fx in $FIXTURES; do
+        for i in 1 2 3; do
+            build/gpucourse --workspace "$V/fixtures/$fx" grade "${fx%%_*}" --format json >"$out/fx-$fx-$i.json" 2>/dev/null
+        done
+    done
+    python3 - "$out" "$EXERCISES" "$FIXTURES" <<'EOF'
+import json, os, statistics, sys
+out, exercises, fixtures = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+walls = {}
+for line in open(os.path.join(out, "wall")):
+    ex, _, s = line.split()
+    walls.setdefault(ex, []).append(float(s))
+print("\n## Wall time of `gpucourse grade EX` (reference as the student's file, library built)")
+print("| exercise | grades | min | median | max | verdicts |")
+print("|---|---|---|---|---|---|")
+ratios, clock = {}, {}
+for ex in exercises:
+    verdicts = []
+    for f in sorted(os.listdir(out)):
+        if not (f.startswith(ex + "-") and f.endswith(".json")):
+            continue
+        r = json.load(open(os.path.join(out, f)))["results"][0]
+        verdicts.append(r["verdict"])
+        decided = any("the clock decided" in n for n in r.get("notes", []))
+        clock[ex] = clock.get(ex, 0) + decided
+        for s in r.get("timed_sizes") or []:
+            for key in ("vs_reference", "vs_baseline"):
+                if key in s:
+                    ratios.setdefault((ex, s["size"], key), []).append(s[key])
+    w = walls.get(ex, [0])
+    print("| %s | %d | %.2f s | %.2f s | %.2f s | %s |" % (ex, len(w), min(w), statistics.median(w), max(w),
+          ", ".join("%s %d" % (v, verdicts.count(v)) for v in sorted(set(verdicts)))))
+print("\n## Stability over the grades (spread = (max - min) / median)")
+print("| exercise | size | ratio | min-max | spread | the clock decided in |")
+print("|---|---|---|---|---|---|")
+for (ex, size, key), v in sorted(ratios.items()):
+    med = statistics.median(v)
+    print("| %s | %s | %s | %.4f-%.4f | %.1f%% | %d of %d grades |" % (ex, size, key.replace("vs_", "you/"), min(v),
+          max(v), 100 * (max(v) - min(v)) / med if med else 0, clock.get(ex, 0), len(walls.get(ex, []))))
+print("\n## Honest fixtures (must pass)")
+for fx in fixtures:
+    got = []
+    for i in (1, 2, 3):
+        p = os.path.join(out, "fx-%s-%d.json" % (fx, i))
+        try:
+            r = json.load(open(p))["results"][0]
+            got.append("%s %.2fx" % (r["verdict"], (r.get("timing") or {}).get("vs_reference") or 0))
+        except Exception as e:
+            got.append("unreadable (%s)" % e)
+    print("%s: %s" % (fx, "; ".join(got)))
+EOF
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+run) shift; run "$@" ;;
+*) echo "usage: tools/verify-speed.sh prepare | run [N]" >&2; exit 64 ;;
+esac
