@@ -463,6 +463,7 @@ static int build_workers(void);
 static int grading_workers(const Options *o, int jobs, int *gpus) {
     Launcher launch;
     int n;
+    bool fewer = false; /* --gpus asked for more GPUs than this machine has */
     if (launcher_from_env(&launch)) {
         launcher_free(&launch);
         n = *gpus = o->gpus ? o->gpus : 1;
@@ -472,18 +473,20 @@ static int grading_workers(const Options *o, int jobs, int *gpus) {
         *gpus = g.count;
         n = g.count < 1 ? 1 : g.count;
         if (o->gpus && o->gpus < n) n = o->gpus;
-        if (o->gpus > g.count && g.count > 1)
-            fprintf(stderr, "gpucourse: --gpus %d: this machine has %d GPUs; grading on %d at once\n", o->gpus,
-                    g.count, n);
+        fewer = o->gpus > g.count && g.count > 0;
     }
     int compilers = build_workers();
     if (n > compilers) n = compilers;
     if (n > jobs) n = jobs;
-    return n < 1 ? 1 : n;
+    if (n < 1) n = 1;
+    if (fewer)
+        fprintf(stderr, "gpucourse: --gpus %d: this machine has %d GPU%s; grading on %d at once\n", o->gpus, *gpus,
+                *gpus == 1 ? "" : "s", n);
+    return n;
 }
 
-/* What took how long, for a run of several gradings: "42 gradings in 95 s,
- * 2 at once on 2 GPUs: 26.5 a minute". */
+/* What took how long, for a run of several gradings: "N gradings in S s,
+ * W at once on G GPUs: R a minute". */
 static void print_throughput(FILE *out, int gradings, double seconds, int at_once, int gpus) {
     fprintf(out, "%d grading%s in %.*f s", gradings, gradings == 1 ? "" : "s", seconds < 10 ? 1 : 0, seconds);
     if (at_once > 1) fprintf(out, ", %d at once on %d GPU%s", at_once, gpus, gpus == 1 ? "" : "s");
