@@ -1496,15 +1496,17 @@ static void class_job(int i, StrBuf *reply, void *ctx) {
     sb_printf(reply, "%d\n%s", rc, rc < 0 ? last_error() : "");
 }
 
+/* Here, in roster order: says what went wrong for student i; false after Ctrl-C. */
 static bool class_done(int i, const char *reply, size_t len, void *ctx) {
     (void)len;
     ClassRun *run = ctx;
     const char *name = run->roster->students[i].name;
-    int rc = reply ? atoi(reply) : -1;
+    const char *why = reply ? strchr(reply, '\n') : NULL;
+    int rc = why ? atoi(reply) : -1;
     if (rc == EXIT_INTERRUPTED) return !(run->interrupted = true);
     if (rc < 0) /* their row says "not graded"; the others go on */
         fprintf(stderr, "gpucourse: %s: %s\n", name,
-                reply ? strchr(reply, '\n') + 1 : "the process that graded them ended before it said how");
+                why ? why + 1 : "the process of gpucourse's that graded them ended before it said how");
     return true;
 }
 
