@@ -516,20 +516,24 @@ static void grade_job(int i, StrBuf *reply, void *ctx) {
     grade_result_free(&r);
 }
 
-/* Here, in course order: records list[i]'s result and reports it; false
- * after Ctrl-C. reply NULL: its worker died before it could say. */
-static bool graded_one(int i, const char *reply, size_t len, void *ctx) {
-    GradeRun *g = ctx;
+/* A result that did not come back from its worker (reply NULL: the worker
+ * died), as a setup error: never the student's code, which runs in a
+ * process of its own. */
+static void result_from_worker(GradeResult *r, const char *reply, size_t len, const char *what, const Exercise *e) {
+    if (reply && grade_result_unpack(reply, len, r)) return;
+    memset(r, 0, sizeof *r);
+    r->verdict = V_SETUP_ERROR;
+    snprintf(r->reason, sizeof r->reason,
+             "the process of gpucourse's that %s %s ended before it said how (not your code's doing: that runs in a "
+             "process of its own); run it again", what, e->id);
+}
+
+/* Here, in course order: records list[i]'s result (g->rs[i]) and reports
+ * it; false after Ctrl-C. */
+static bool report_graded(GradeRun *g, int i) {
     const Options *o = g->o;
     const Exercise *e = g->list[i];
     GradeResult *r = &g->rs[i];
-    if (!reply || !grade_result_unpack(reply, len, r)) {
-        memset(r, 0, sizeof *r);
-        r->verdict = V_SETUP_ERROR;
-        snprintf(r->reason, sizeof r->reason,
-                 "the process of gpucourse's that graded %s ended before it said how (not your code's doing: that "
-                 "runs in a process of its own); grade it again with 'gpucourse grade %s'", e->id, e->id);
-    }
     g->graded = i + 1;
     double recording = now_seconds();
     char *notice = NULL;
@@ -558,6 +562,12 @@ static bool graded_one(int i, const char *reply, size_t len, void *ctx) {
     return r->verdict != V_INTERRUPTED;
 }
 
+static bool graded_one(int i, const char *reply, size_t len, void *ctx) {
+    GradeRun *g = ctx;
+    result_from_worker(&g->rs[i], reply, len, "graded", g->list[i]);
+    return report_graded(g, i);
+}
+
 static int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, bool why) {
     const Exercise **list;
     int count = selected_exercises(s, o, keys, nkeys, &list);
@@ -574,12 +584,10 @@ static int cmd_grade(Session *s, const Options *o, const char *const *keys, int 
     proc_pool_run(&pool, &interrupted);
     if (interrupted && g.graded < count && (g.graded == 0 || g.rs[g.graded - 1].verdict != V_INTERRUPTED)) {
         /* the first grading that did not come back was stopped: said as one run alone says it */
-        GradeResult stopped = {.verdict = V_INTERRUPTED};
-        snprintf(stopped.reason, sizeof stopped.reason, "grading was interrupted; nothing was recorded");
-        StrBuf packed = {0};
-        grade_result_pack(&stopped, &packed);
-        graded_one(g.graded, packed.buf, packed.len, &g);
-        sb_free(&packed);
+        GradeResult *stopped = &g.rs[g.graded];
+        stopped->verdict = V_INTERRUPTED;
+        snprintf(stopped->reason, sizeof stopped->reason, "grading was interrupted; nothing was recorded");
+        report_graded(&g, g.graded);
     }
     int graded = g.graded;
     if (o->format == FORMAT_JSON) report_json_diagnosed(stdout, list, g.rs, g.any_diagnosis ? g.ds : NULL, graded);
@@ -817,7 +825,7 @@ static bool prebuild_course(const Toolchain *t, const Course *c, const Workspace
     bool interrupted;
     proc_pool_run(&pool, &interrupted);
     free(order);
-    return !interrupted && !proc_take_interrupted();
+    return !interrupted;
 }
 
 /* check-course's GPU checks of every exercise, as proc_pool_run's jobs. */
@@ -858,14 +866,9 @@ static bool gpu_check_done(int i, const char *reply, size_t len, void *ctx) {
         uint64_t one = 0;
         bool whole = reply && len - at >= sizeof one;
         if (whole) memcpy(&one, reply + at, sizeof one), at += sizeof one;
-        whole = whole && one <= len - at && grade_result_unpack(reply + at, (size_t)one, results[k]);
+        whole = whole && one <= len - at;
+        result_from_worker(results[k], whole ? reply + at : NULL, whole ? (size_t)one : 0, "checked", x->e);
         if (whole) at += (size_t)one;
-        else {
-            memset(results[k], 0, sizeof *results[k]);
-            results[k]->verdict = V_SETUP_ERROR;
-            snprintf(results[k]->reason, sizeof results[k]->reason,
-                     "the process of gpucourse's that checked %s ended before it said how", x->e->id);
-        }
     }
     x->graded = true;
     check_decide(x);

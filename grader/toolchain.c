@@ -650,7 +650,6 @@ void gpu_probe(GpuInfo *g) {
         for (char *id = strtok_r(list, ", ", &save); id && g->count < GPU_MAX; id = strtok_r(NULL, ", ", &save))
             snprintf(g->uuids[g->count++], sizeof g->uuids[0], "%s", id);
         free(list);
-        snprintf(g->uuid, sizeof g->uuid, "%s", g->uuids[0]);
         if (g->count == 0) snprintf(g->why, sizeof g->why, "GPUCOURSE_FAKE_GPUS names no GPU");
         return;
     }
@@ -716,7 +715,6 @@ static void probe_driver(GpuInfo *g) {
                      u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
         else snprintf(g->uuids[i], sizeof g->uuids[i], "%.40s-%d", g->name, i); /* an old driver: the name and the index */
     }
-    snprintf(g->uuid, sizeof g->uuid, "%s", g->uuids[0]);
     /* the library stays loaded: unloading the driver mid-process is not worth it */
 }
 

@@ -83,8 +83,8 @@ typedef struct {
     int count;            /* how many GPUs; uuids[0..count-1] name them (at most GPU_MAX) */
     char name[128];       /* from here to clock_mhz: device 0's */
     int cc_major, cc_minor, sm_count, clock_mhz;
-    char uuid[64];        /* "GPU-8c4f..." (device 0 as the judge sees it): the key of its lock */
-    char uuids[GPU_MAX][64]; /* every GPU's, in the driver's order: a grading takes any free one */
+    char uuids[GPU_MAX][64]; /* "GPU-8c4f...": every GPU's, in the driver's order, the keys of their
+                                locks; a grading takes any free one */
     char why[256];        /* when !driver or count == 0: what the driver said */
 } GpuInfo;
 

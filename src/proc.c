@@ -6,11 +6,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
