@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -453,23 +454,37 @@ static bool reported_stopped(pid_t pid) {
 }
 
 // Freezes a runner between its calls: a stopped process launches no work,
-// runs no threads and cannot disturb the other contestants' timing. The
-// freeze is inside every call's wall time, so the judge spins on the
-// kernel's report for a millisecond (tens of microseconds as a rule; the
-// /proc reads with a sleep between them, as before, took 140 us at the
-// median and 640 us at the 90th percentile on an H100), then reads /proc.
-static void freeze(Runner &r) {
+// runs no threads and cannot disturb the other contestants' timing. The stop
+// is asked for (freeze_begin) and then seen (freeze_seen): the kernel's
+// report of the group stop for the first millisecond (tens of microseconds
+// as a rule), then /proc, which says when every thread has stopped, not only
+// been signalled. A timed call watches the GPU meanwhile (call), so that how
+// long a runner's threads take to stop is not the runner's time.
+static const double FREEZE_LIMIT_US = 1e6;
+
+static void freeze_begin(Runner &r) {
     if (r.pid <= 0 || r.stopped) return;
     kill(r.pid, SIGSTOP);
     r.stopped = true;
-    for (double until = now_us() + 1000; now_us() < until;)
-        if (reported_stopped(r.pid)) return;
-    for (int i = 0; i < 20000; i++) {  // until every thread has stopped, not only been signalled
-        if (all_threads_stopped(r.pid)) return;
-        usleep(10);
-    }
+}
+
+// Whether the runner asked to stop at `asked` (the judge's clock) has
+// stopped; one that has not after FREEZE_LIMIT_US ends the grading.
+static bool freeze_seen(Runner &r, double asked) {
+    double waited = now_us() - asked;
+    if (r.pid <= 0 || reported_stopped(r.pid)) return true;
+    if (waited < 1000) return false;
+    if (all_threads_stopped(r.pid)) return true;
+    if (waited < FREEZE_LIMIT_US) return false;
     if (&r == &student_runner) violation("protocol", "the process running your code could not be stopped between calls");
     fail(EXIT_CUDA, "runner: the trusted runner could not be stopped between calls");
+}
+
+static void freeze(Runner &r) {
+    if (r.pid <= 0 || r.stopped) return;
+    freeze_begin(r);
+    for (double asked = now_us(); !freeze_seen(r, asked);)
+        if (now_us() - asked > 1000) usleep(10);
 }
 
 static void thaw(Runner &r) {
@@ -488,15 +503,36 @@ static double probe_us(void) {
     return now_us() - t;
 }
 
-// Waits until the GPU is idle: until an empty kernel of ours runs without
-// waiting for another process's work (time slicing makes it wait for a
-// context switch or a whole slice while a runner still has work queued).
-// Returns the number of probes, or -1 when it stayed busy past limit_s.
-static int wait_until_idle(double limit_s) {
+// Watches the GPU from a runner's answer until the runner is frozen and the
+// GPU idle, with empty kernels of ours back to back while the runner's
+// threads stop. The call ends with the first quick probe after the last slow
+// one: work the runner launched before it stopped makes a probe slow (time
+// slicing: ours waits for its turn) and moves the end past it, and only a
+// quick probe begun after the stop was seen closes the watch; how long the
+// runner's threads take to stop (up to milliseconds for a process with the
+// profiler's threads, and more often for the student's) is not its time.
+struct IdleWatch {
+    Runner *runner;
+    double asked;          // the judge's clock when the stop was asked
+    bool frozen;
+    double frozen_at;      // when the stop was seen
+    int probes, idle_from; // probes made; the first of the last run of quick ones (0: the last was slow)
+    double idle_at;        // when that one ended: the call's end
+};
+
+// Watches for at most limit_s more; false when the GPU did not go idle for good meanwhile.
+static bool watch_until_idle(IdleWatch &w, double limit_s) {
     double start = now_us();
-    for (int n = 1;; n++) {
-        if (probe_us() < quick_probe_us) return n;
-        if (now_us() - start > limit_s * 1e6) return -1;
+    for (;;) {
+        if (!w.frozen && (w.frozen = freeze_seen(*w.runner, w.asked))) w.frozen_at = now_us();
+        bool after_stop = w.frozen;
+        double t = probe_us();
+        w.probes++;
+        if (t >= quick_probe_us) w.idle_from = 0;
+        else if (!w.idle_from) w.idle_from = w.probes, w.idle_at = now_us();
+        if (after_stop && w.idle_from) return true;
+        if (now_us() - start > limit_s * 1e6) return false;
+        if (!w.frozen && now_us() - w.asked > 1000) usleep(10);  // a slow stop: /proc is read between probes
     }
 }
 
@@ -535,6 +571,69 @@ static void watch_neighbours(const cudaDeviceProp &prop) {
         result("neighbours: unwatched: NVML's process ids are not this machine's (another PID namespace: a "
                "container?), so other processes cannot be told from ours");
     watching_neighbours = listed == 1;
+}
+
+// ---------------------------------------------------------------- CPUs
+
+// A CPU's physical core, as a number no other core of the host shares (the
+// CPU's own number where sysfs does not say).
+static int physical_core(int cpu) {
+    int ids[2] = {-1, -1};
+    const char *files[2] = {"physical_package_id", "core_id"};
+    for (int i = 0; i < 2; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, files[i]);
+        FILE *f = fopen(path, "re");
+        if (!f || fscanf(f, "%d", &ids[i]) != 1) ids[0] = -1;
+        if (f) fclose(f);
+    }
+    return ids[0] < 0 || ids[1] < 0 ? -1 - cpu : ids[0] * 65536 + ids[1];
+}
+
+// Every thread of a runner onto one CPU (threads it starts later inherit it).
+static void pin_runner(const Runner &r, const cpu_set_t *set) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)r.pid);
+    DIR *d = opendir(path);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.') sched_setaffinity((pid_t)atoi(e->d_name), sizeof *set, set);
+    closedir(d);
+}
+
+// The judge and its runners on CPUs of their own (rules_pick_cpus), those
+// nearest the GPU where NVML names them. Left to the kernel's placement, one
+// grading in ten found the student's runner 50-100 us slower per call than
+// the trusted one from its first call to its last (woken on a farther or
+// sleepier core), which judged a reference at 0.73-0.81x itself at 0.2 ms
+// calls (docs/benchmarks.md). With one core to use, nothing is pinned.
+static void pin_cpus(const cudaDeviceProp &prop) {
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    static int near_gpu[CPU_SETSIZE], cpus[CPU_SETSIZE], core[CPU_SETSIZE];
+    int n_near = 0, n = 0;
+    unsigned slot;
+    if (!neighbours_gpu_place(&slot, near_gpu, CPU_SETSIZE, &n_near)) slot = (unsigned)prop.pciBusID;
+    for (int i = 0; i < n_near; i++)
+        if (CPU_ISSET(near_gpu[i], &allowed)) cpus[n++] = near_gpu[i];
+    if (n < 2)
+        for (int cpu = n = 0; cpu < CPU_SETSIZE; cpu++)
+            if (CPU_ISSET(cpu, &allowed)) cpus[n++] = cpu;
+    for (int i = 0; i < n; i++) core[i] = physical_core(cpus[i]);
+    int judge_cpu, runner_cpu;
+    if (!rules_pick_cpus(cpus, core, n, slot, &judge_cpu, &runner_cpu)) {
+        trace("CPUs: fewer than two cores to use, nothing pinned");
+        return;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(judge_cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    CPU_ZERO(&set);
+    CPU_SET(runner_cpu, &set);
+    pin_runner(trusted_runner, &set);
+    pin_runner(student_runner, &set);
+    trace("CPUs: the judge on %d, both runners on %d (slot %u, %d CPUs to choose from)", judge_cpu, runner_cpu, slot, n);
 }
 
 // Whether a process other than ours holds a context on the GPU now (when
@@ -895,7 +994,7 @@ static size_t flush_bytes;
 // One call of one contestant, as the judge saw it.
 struct Call {
     StepTime t;
-    int probes;
+    int probes;  // probes until the GPU was idle for good (two when honest: a context switch, then a quick one)
     double answered_ms, frozen_ms;  // the judge's clock when the answer came, and when the runner was frozen
     int ncounters;  // a call with counters (--counters): their values, in the order given
     double counters[MAX_COUNTERS];
@@ -947,21 +1046,20 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     if (msg_send(r.sock, m, NULL, 0) < 0) await(r, m.seq, doing);
     Msg a = await(r, m.seq, doing);
     double answered = now_us();
-    freeze(r);
-    double frozen = now_us();
+    freeze_begin(r);
     // Not idle for a while: another process's work (said as soon as NVML
     // shows it), or the student's, left running.
-    int probes = wait_until_idle(NEIGHBOUR_LOOK_S);
+    IdleWatch w = {&r, answered, false, 0, 0, 0, 0};
+    bool idle = watch_until_idle(w, NEIGHBOUR_LOOK_S);
     char neighbours[512];
-    unsigned long long since = probes < 0 ? neighbours_clock_us() - (unsigned long long)(now_us() - t0) : 0;
-    if (probes < 0 && neighbours_since(since, true, neighbours, sizeof neighbours)) {
+    unsigned long long since = idle ? 0 : neighbours_clock_us() - (unsigned long long)(now_us() - t0);
+    if (!idle && neighbours_since(since, true, neighbours, sizeof neighbours)) {
         result("gpubusy: %s: %s", dims, neighbours);
         result("done: busy");
         finish(EXIT_DONE);
     }
-    if (probes < 0) probes = wait_until_idle(IDLE_LIMIT_S - NEIGHBOUR_LOOK_S);
-    double t1 = now_us();
-    if (probes < 0) {
+    if (!idle) idle = watch_until_idle(w, IDLE_LIMIT_S - NEIGHBOUR_LOOK_S);
+    if (!idle) {
         if (c == STUDENT)
             violation("busy", "the GPU was still busy %.0f s after your solve returned at size %s: work left "
                       "running (a thread or stream that solve did not wait for)",
@@ -984,10 +1082,10 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     snprintf(phase, sizeof phase, "harness");
     Call out;
     out.t.event_ms = a.event_ms;
-    out.t.wall_ms = (t1 - t0) / 1000.0;
-    out.probes = probes;
+    out.t.wall_ms = (w.idle_at - t0) / 1000.0;
+    out.probes = w.idle_from;
     out.answered_ms = (answered - t0) / 1000.0;
-    out.frozen_ms = (frozen - t0) / 1000.0;
+    out.frozen_ms = (w.frozen_at - t0) / 1000.0;
     out.ncounters = a.type == MSG_DONE ? std::min(a.ncounters, (int32_t)MAX_COUNTERS) : 0;
     for (int k = 0; k < out.ncounters; k++) out.counters[k] = a.counters[k];
     return out;
@@ -1608,6 +1706,7 @@ int main(int argc, char **argv) {
     await_runners();
     watch_neighbours(prop);  // this process has a context by now
     trace("NVML's watch of other processes");
+    pin_cpus(prop);
     wait_for_quiet_gpu();     // the idle probe is calibrated on an idle GPU
     trace("waiting for a quiet GPU");
     calibrate_idle_probe();

@@ -27,6 +27,8 @@ static struct {
     int (*processes)(nvmlDevice_t, unsigned *, NvmlProcessInfo *);
     int (*use)(nvmlDevice_t, NvmlUseSample *, unsigned *, unsigned long long);
     const char *(*error_text)(int);
+    int (*minor)(nvmlDevice_t, unsigned *);
+    int (*cpu_affinity)(nvmlDevice_t, unsigned, unsigned long *);
 } nvml;
 
 static const char *nvml_error(int rc) { return nvml.error_text ? nvml.error_text(rc) : "NVML error"; }
@@ -42,6 +44,8 @@ bool neighbours_open(const unsigned char uuid[16], char *why, size_t why_size) {
     nvml.error_text = (const char *(*)(int))dlsym(lib, "nvmlErrorString");
     nvml.processes = (int (*)(nvmlDevice_t, unsigned *, NvmlProcessInfo *))dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
     nvml.use = (int (*)(nvmlDevice_t, NvmlUseSample *, unsigned *, unsigned long long))dlsym(lib, "nvmlDeviceGetProcessUtilization");
+    nvml.minor = (int (*)(nvmlDevice_t, unsigned *))dlsym(lib, "nvmlDeviceGetMinorNumber");
+    nvml.cpu_affinity = (int (*)(nvmlDevice_t, unsigned, unsigned long *))dlsym(lib, "nvmlDeviceGetCpuAffinity");
     if (!init || !by_uuid || !nvml.processes || !nvml.use) {
         snprintf(why, why_size, "this driver's NVML lacks the calls that list a GPU's processes");
         return false;
@@ -90,4 +94,16 @@ int neighbours_samples(unsigned long long since_us, GpuUse *use, int max, char *
     int k = 0;
     for (unsigned i = 0; i < n && k < max; i++) use[k++] = (GpuUse){samples[i].pid, samples[i].sm, samples[i].memory};
     return k;
+}
+
+bool neighbours_gpu_place(unsigned *minor, int *cpus, int max, int *ncpus) {
+    *ncpus = 0;
+    if (!nvml.device || !nvml.minor || nvml.minor(nvml.device, minor) != NVML_SUCCESS) return false;
+    enum { WORDS = 64 }; /* 4096 CPUs */
+    unsigned long set[WORDS] = {0};
+    if (!nvml.cpu_affinity || nvml.cpu_affinity(nvml.device, WORDS, set) != NVML_SUCCESS) return true;
+    const int bits = (int)(8 * sizeof set[0]);
+    for (int cpu = 0; cpu < WORDS * bits && *ncpus < max; cpu++)
+        if (set[cpu / bits] >> (cpu % bits) & 1ul) cpus[(*ncpus)++] = cpu;
+    return true;
 }

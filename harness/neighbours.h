@@ -31,6 +31,12 @@ unsigned long long neighbours_clock_us(void);
  * the GPU most in that period. */
 int neighbours_samples(unsigned long long since_us, GpuUse *use, int max, char *why, size_t why_size);
 
+/* The opened GPU's place on the host: its minor number (/dev/nvidiaN, which
+ * no other GPU of the host shares) and up to max of the CPUs nearest it, in
+ * order, into cpus (how many; 0 when NVML cannot say). False when NVML was not
+ * opened or knows no minor number. */
+bool neighbours_gpu_place(unsigned *minor, int *cpus, int max, int *ncpus);
+
 #ifdef __cplusplus
 }
 #endif

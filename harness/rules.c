@@ -123,3 +123,16 @@ bool rules_maps_offender(const char *maps, const char *build_dir, const char *co
     }
     return false;
 }
+
+bool rules_pick_cpus(const int *cpus, const int *core, int n, unsigned slot, int *judge_cpu, int *runner_cpu) {
+    if (n < 2) return false;
+    int j = (int)((2ull * slot) % (unsigned)n);
+    for (int step = 1; step < n; step++) {
+        int r = (j + step) % n;
+        if (core[r] == core[j]) continue; /* a hyperthread sibling shares the judge's core */
+        *judge_cpu = cpus[j];
+        *runner_cpu = cpus[r];
+        return true;
+    }
+    return false;
+}

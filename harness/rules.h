@@ -57,6 +57,15 @@ typedef struct {
  * process that only holds a context (an idle notebook) is no neighbour. */
 int rules_neighbours(const GpuUse *use, int n, const int *own, int n_own, GpuUse *out, int max);
 
+/* Where a judge and its runners run: of the CPUs the judge may use (`cpus`,
+ * n of them, those nearest its GPU first where known; core[i] names cpus[i]'s
+ * physical core), the judge whose slot is `slot` (a number no other judge on
+ * the host shares: its GPU's) takes cpus[2 slot mod n] and gives both runners
+ * the next CPU on another core: the runners never run at once (one is frozen
+ * while the other is called), and on one CPU they wake up alike. False, and
+ * nothing picked, with fewer than two cores. */
+bool rules_pick_cpus(const int *cpus, const int *core, int n, unsigned slot, int *judge_cpu, int *runner_cpu);
+
 /* The first file in a /proc/PID/maps text that a student's runner must not
  * have mapped: a vendor library (cuBLAS, cuDNN, ...), anything from the
  * build directory `build_dir` other than the `allowed` files (the runner

@@ -141,6 +141,39 @@ static void test_neighbours(void **state) {
     assert_int_equal(rules_neighbours(use, 0, own, 3, out, 4), 0);
 }
 
+/* Two judges on one host (GPU slots 0 and 1) take CPUs of their own, each
+ * giving its runners a CPU on another core than its own. */
+static void test_pick_cpus(void **state) {
+    (void)state;
+    int cpus[] = {0, 1, 2, 3, 16, 17, 18, 19}, core[] = {0, 1, 2, 3, 0, 1, 2, 3}, judge = -1, runner = -1;
+    assert_true(rules_pick_cpus(cpus, core, 8, 0, &judge, &runner));
+    assert_int_equal(judge, 0);
+    assert_int_equal(runner, 1);
+    assert_true(rules_pick_cpus(cpus, core, 8, 1, &judge, &runner));
+    assert_int_equal(judge, 2);
+    assert_int_equal(runner, 3);
+    assert_true(rules_pick_cpus(cpus, core, 8, 3, &judge, &runner));
+    assert_int_equal(judge, 18);
+    assert_int_equal(runner, 19);
+    assert_true(rules_pick_cpus(cpus, core, 8, 4, &judge, &runner)); /* more slots than pairs: they wrap around */
+    assert_int_equal(judge, 0);
+    assert_int_equal(runner, 1);
+    /* siblings side by side: the runners skip the judge's own core */
+    int paired[] = {4, 5, 6, 7}, paired_core[] = {2, 2, 3, 3};
+    assert_true(rules_pick_cpus(paired, paired_core, 4, 0, &judge, &runner));
+    assert_int_equal(judge, 4);
+    assert_int_equal(runner, 6);
+    assert_true(rules_pick_cpus(paired, paired_core, 4, 1, &judge, &runner));
+    assert_int_equal(judge, 6);
+    assert_int_equal(runner, 4);
+    /* one core (even with two hyperthreads), or one CPU: nothing picked */
+    judge = runner = -1;
+    assert_false(rules_pick_cpus(paired, paired_core, 2, 0, &judge, &runner));
+    assert_false(rules_pick_cpus(cpus, core, 1, 0, &judge, &runner));
+    assert_int_equal(judge, -1);
+    assert_int_equal(runner, -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overhead_bound_is_90th_percentile),
@@ -154,6 +187,7 @@ int main(void) {
         cmocka_unit_test(test_maps_reference_and_other_builds),
         cmocka_unit_test(test_maps_code_from_memory),
         cmocka_unit_test(test_neighbours),
+        cmocka_unit_test(test_pick_cpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,9 @@
 #                                   honest fixtures of FIXTURES 3 times each (their verdicts);
 #                                   tables last: wall min / median / max, each timed size's
 #                                   you/reference (and you/copy) min-max and spread, how often the
-#                                   judge's clock decided, and the fixtures' verdicts
+#                                   judge's clock decided, and the fixtures' verdicts; the timed
+#                                   calls' logs in .verify/speed/out/calls-EX.log
+#                                   (tools/clock-report.py reads them)
 # .verify/ is listed in .git/info/exclude; nothing in it is committed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -53,7 +55,7 @@ run() {
     for i in $(seq "$n"); do
         for ex in $EXERCISES; do
             start=$(date +%s.%N)
-            GPUCOURSE_TRACE=1 build/gpucourse --workspace "$V/ws" grade "$ex" --format json >"$out/$ex-$i.json" \
+            GPUCOURSE_CALL_LOG=$out/calls-$ex.log GPUCOURSE_TRACE=1 build/gpucourse --workspace "$V/ws" grade "$ex" --format json >"$out/$ex-$i.json" \
                 2>"$out/$ex-$i.trace"
             echo "$ex $i $(awk "BEGIN { print $(date +%s.%N) - $start }")" >>"$out/wall"
         done
@@ -97,6 +99,29 @@ for (ex, size, key), v in sorted(ratios.items()):
     med = statistics.median(v)
     print("| %s | %s | %s | %.4f-%.4f | %.1f%% | %d of %d grades |" % (ex, size, key.replace("vs_", "you/"), min(v),
           max(v), 100 * (max(v) - min(v)) / med if med else 0, clock.get(ex, 0), len(walls.get(ex, []))))
+print("\n## Overhead of the timed calls (wall - event, us: p50 / p90 / max) and the stops (answer to frozen)")
+print("| exercise | your calls | reference's | library's or copy's | stops p50 / p99 / max |")
+print("|---|---|---|---|---|")
+def pct(v, q):
+    v = sorted(v)
+    return v[int(q * (len(v) - 1) + 0.5)] if v else float("nan")
+for ex in exercises:
+    over, stops = {}, []
+    try:
+        lines = open(os.path.join(out, "calls-%s.log" % ex)).read().split("\n")
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        if len(f) < 9 or f[1] != "sample":
+            continue
+        event, wall, answered, frozen = float(f[3]), float(f[4]), float(f[7]), float(f[8])
+        who = f[2] if f[2] in ("student", "reference") else "other"
+        over.setdefault(who, []).append(1000 * (wall - event))
+        stops.append(1000 * (frozen - answered))
+    cell = lambda v: "%.0f / %.0f / %.0f" % (pct(v, .5), pct(v, .9), max(v)) if v else "-"
+    print("| %s | %s | %s | %s | %.0f / %.0f / %.0f |" % (ex, cell(over.get("student")), cell(over.get("reference")),
+          cell(over.get("other")), pct(stops, .5), pct(stops, .99), max(stops)))
 print("\n## Honest fixtures (must pass)")
 for fx in fixtures:
     got = []
