@@ -61,6 +61,7 @@ typedef struct {
     bool ok;
     long long mismatches;
     bool timed_sample; /* a check made on a timed sample's output */
+    bool second_run;   /* failed: a second call on the same inputs gave other bits (tolerance: deterministic) */
 } CheckResult;
 
 typedef struct {

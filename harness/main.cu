@@ -6,7 +6,8 @@
 //
 //   harness-KIND --student S.so --runner runner-KIND --reference R.so --seed N
 //                --check 1000 --check 65537 --timing 268435456 [--timing ...]
-//                [--rel X] [--abs Y] [--samples N] [--warmup-ms N] [--counters METRIC,...]
+//                [--rel X] [--abs Y] [--deterministic 1] [--samples N] [--warmup-ms N]
+//                [--counters METRIC,...]
 //
 // Each --timing size is checked, then timed on its own; its lines follow a
 // `timed: SIZE` line.
@@ -988,6 +989,7 @@ static void check_student_maps(void) {
 // ---------------------------------------------------------------- calls
 
 static double tol_rel = 1e-5, tol_abs = 1e-6;
+static bool deterministic;  // --deterministic: the same inputs must give the same bits (same_bits_again)
 static void *flush_buf;
 static size_t flush_bytes;
 
@@ -1207,6 +1209,46 @@ static size_t norm_check_device(Problem &p, const Scalars &s, int out, const cha
 }
 
 // Small sizes: the student's outputs against the kind's CPU reference.
+// --deterministic: the student's outputs of the call just made, then a
+// second call on the same inputs (call prepares them afresh), compared bit
+// for bit. A sum whose order changes between runs (partial sums added with
+// atomicAdd) gives other bits: a failed check "(second run)" with the first
+// elements that changed.
+static bool same_bits_again(Problem &p, const Scalars &s, const char *dtext) {
+    std::vector<std::vector<char>> first(kind.narrays);
+    for (int i = 0; i < kind.narrays; i++) {
+        const ArraySpec &a = kind.arrays[i];
+        if (a.role != ROLE_OUT && a.role != ROLE_INOUT) continue;
+        first[i].resize(bytes_of(a, p.len[i]));
+        CK(cudaMemcpy(first[i].data(), p.own[STUDENT][i].ptr, first[i].size(), cudaMemcpyDeviceToHost));
+    }
+    call(p, STUDENT, s, false);
+    size_t changed = 0;
+    int shown = 0;
+    char lines[5][256];
+    for (int i = 0; i < kind.narrays; i++) {
+        const ArraySpec &a = kind.arrays[i];
+        if (a.role != ROLE_OUT && a.role != ROLE_INOUT) continue;
+        std::vector<char> again(first[i].size());
+        CK(cudaMemcpy(again.data(), p.own[STUDENT][i].ptr, again.size(), cudaMemcpyDeviceToHost));
+        const size_t size = elem_size(a.type);
+        for (size_t k = 0; k < p.len[i]; k++) {
+            if (!memcmp(first[i].data() + k * size, again.data() + k * size, size)) continue;
+            if (changed++ >= 5) continue;
+            char where[96], v1[40], v2[40];
+            coord_text(a, p.dims, k, where, sizeof where);
+            value_text(a.type, first[i].data(), k, v1, sizeof v1);
+            value_text(a.type, again.data(), k, v2, sizeof v2);
+            snprintf(lines[shown++], sizeof lines[0], "mismatch: %s first run %s, second run %s", where, v1, v2);
+        }
+    }
+    trace("check %s: a second call, compared bit for bit", dtext);
+    if (changed == 0) return true;
+    result("check: %s fail %zu (second run)", dtext, changed);
+    for (int k = 0; k < shown; k++) result("%s", lines[k]);
+    return false;
+}
+
 static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     Problem p;
     bool who[CONTESTANTS] = {true, false, false, false};
@@ -1219,6 +1261,10 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     trace("check %s: inputs", dtext);
     call(p, STUDENT, s, false);
     trace("check %s: your call", dtext);
+    if (deterministic && !same_bits_again(p, s, dtext)) {
+        problem_free(p);
+        return false;
+    }
     size_t bad = 0;
     int shown = 0;
     char lines[5][256];
@@ -1648,6 +1694,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--warmup-ms")) warmup_ms = atof(v);
         else if (!strcmp(a, "--rel")) tol_rel = atof(v);
         else if (!strcmp(a, "--abs")) tol_abs = atof(v);
+        else if (!strcmp(a, "--deterministic")) deterministic = atoi(v) != 0;
         else if (!strcmp(a, "--counters")) counters_list = v;
         else if (!strcmp(a, "--timeout")) {
             signal(SIGALRM, on_timeout);

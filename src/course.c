@@ -215,6 +215,16 @@ static double get_number(Yaml *y, yaml_node_t *map, const char *key, bool requir
     return v;
 }
 
+static bool get_bool(Yaml *y, yaml_node_t *map, const char *key, bool fallback) {
+    yaml_node_t *n = map_get(y, map, key);
+    if (!n) return fallback;
+    const char *s = scalar(n);
+    if (s && !strcmp(s, "true")) return true;
+    if (s && !strcmp(s, "false")) return false;
+    problem_at(y, n, "'%s' must be true or false, not '%s'", key, s ? s : "a list or mapping");
+    return fallback;
+}
+
 static void get_string_list(Yaml *y, yaml_node_t *map, const char *key, bool required, StrList *out) {
     yaml_node_t *n = map_get(y, map, key);
     if (!n) {
@@ -686,7 +696,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
                                        "required_sass", "forbidden_sass", "evidence", "forbidden_symbols",
                                        "forbidden_libraries", "ladder", "diagnose", NULL};
-    static const char *const tol_keys[] = {"rel", "abs", NULL};
+    static const char *const tol_keys[] = {"rel", "abs", "deterministic", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
     char expected[16];
@@ -746,6 +756,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     if (tol && check_keys(y, tol, tol_keys, "tolerance")) {
         e->tol_rel = get_number(y, tol, "rel", false, 1e-5, 0, 1);
         e->tol_abs = get_number(y, tol, "abs", false, 1e-6, 0, 1e6);
+        e->deterministic = get_bool(y, tol, "deterministic", false);
     }
     yaml_node_t *floors = map_get(y, n, "floors");
     if (!floors)
@@ -1125,7 +1136,8 @@ char *course_solution_path(const Course *c, const Exercise *e) {
 
 char *exercise_pass_rule(const Exercise *e) {
     StrBuf b = {0};
-    sb_printf(&b, "correct at every size, and at least %.2fx the reference's throughput", e->floor_reference);
+    sb_printf(&b, "correct at every size%s, and at least %.2fx the reference's throughput",
+              e->deterministic ? " (the same bits on every call)" : "", e->floor_reference);
     char other[2][160]; /* the other floors, in the order said */
     int n = 0;
     if (e->floor_baseline > 0) snprintf(other[n++], sizeof other[0], "%.2fx the copy bandwidth of the same run", e->floor_baseline);

@@ -76,6 +76,7 @@ typedef struct Exercise {
     SizeSpec *timing_sizes;    /* each checked against the reference and timed (a GEMM at several) */
     int ntiming_sizes;
     double tol_rel, tol_abs;
+    bool deterministic;        /* two calls on the same inputs must give the same bits (tolerance: deterministic) */
     double floor_reference;    /* student throughput / reference's, at least */
     double floor_baseline;     /* student throughput / same-run copy's, at least (0: none) */
     double floor_library;      /* student throughput / the kind's library's (CUB...), at least (0: none) */

@@ -1,10 +1,10 @@
-// The Stream-K plan of ex44's reference, run on the host (tests/stream_k_plan.sh):
+// The Stream-K plan of ex43's reference, run on the host (tests/stream_k_plan.sh):
 // for many shapes, every k-block of every tile is done once, only a share's
 // first piece starts inside a tile and only its last ends inside one, each cut
 // tile has one owner, and the contributors the owner waits for are exactly the
 // other pieces of its tile, in k order, each the first piece of its block (so
 // that no block waits before it has handed over its partial sums).
-#include "../solutions/ex44_stream_k.cu"
+#include "../solutions/ex43_stream_k.cu"
 
 #include <vector>
 

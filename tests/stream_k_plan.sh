@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Stream-K plan of ex44's reference, on the host (TAP): tests/stream_k_plan.cu
+# The Stream-K plan of ex43's reference, on the host (TAP): tests/stream_k_plan.cu
 # includes the solution and walks its plan for many shapes. The program links
 # CUDA's stub driver (the solution's solve names driver calls it never makes here).
 cd "$(dirname "$0")/.." || exit 1

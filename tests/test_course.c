@@ -203,6 +203,33 @@ static void test_floor_out_of_range(void **state) {
                    "course/01-one/chapter.yaml:14:25: 'reference' is 3, out of range [0.05, 1.5] (in exercise 'ex01')");
 }
 
+/* tolerance.deterministic: true asks for the same bits twice; anything but
+ * true or false is the instructor's mistake, said where it is. */
+static void test_deterministic(void **state) {
+    (void)state;
+    expect_problem("abs: 0}", "abs: 0, deterministic: yes}",
+                   "course/01-one/chapter.yaml:13:53: 'deterministic' must be true or false, not 'yes' (in exercise 'ex01')");
+    char *with = xprintf("%s", good_chapter);
+    char *at = strstr(with, "abs: 0}");
+    char *chapter = xprintf("%.*sabs: 0, deterministic: true}%s", (int)(at - with), with, at + strlen("abs: 0}"));
+    char *dir = make_course(chapter);
+    StrList problems = {0};
+    Course *c = course_load(dir, &problems);
+    assert_non_null(c);
+    assert_int_equal(problems.count, 0);
+    assert_true(c->exercises[0].deterministic);
+    assert_false(c->exercises[1].deterministic); /* the default */
+    char *rule = exercise_pass_rule(&c->exercises[0]);
+    assert_string_equal(rule, "correct at every size (the same bits on every call), and at least 0.80x the reference's "
+                              "throughput and 0.70x the copy bandwidth of the same run");
+    free(rule);
+    course_free(c);
+    strlist_free(&problems);
+    tmpdir_remove(dir);
+    free(chapter);
+    free(with);
+}
+
 /* A library floor needs a kind that times a library; the pass rule states
  * every floor, the library by the name its kind gives it. */
 static void test_library_floor_and_pass_rule(void **state) {
@@ -968,7 +995,7 @@ int main(void) {
         cmocka_unit_test(test_several_timing_sizes), cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_missing_key),      cmocka_unit_test(test_duplicate_id),
         cmocka_unit_test(test_duplicate_name),   cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_library_floor_and_pass_rule), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_diagnose_entries), cmocka_unit_test(test_rung_below),
+        cmocka_unit_test(test_floor_out_of_range), cmocka_unit_test(test_deterministic), cmocka_unit_test(test_library_floor_and_pass_rule), cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_evidence_keys), cmocka_unit_test(test_diagnose_entries), cmocka_unit_test(test_rung_below),
         cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_ladder), cmocka_unit_test(test_floors_why), cmocka_unit_test(test_duplicate_key),    cmocka_unit_test(test_size_arity),
         cmocka_unit_test(test_bad_size),         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_bad_number),       cmocka_unit_test(test_missing_chapter),

@@ -359,6 +359,28 @@ static void test_check_past_cap(void **state) {
     sb_free(&sb);
 }
 
+/* tolerance: deterministic: a second call on the same inputs gave other bits
+ * (the judge's "(second run)" check), a wrong answer that says so, though the
+ * first call's values were right. */
+static void test_second_run_differs(void **state) {
+    (void)state;
+    const char *text = "harness: 1 N1\nkind: flip_lr\nseed: 42\ncheck: 1x1 ok\ncheck: 31x33 ok\n"
+                       "check: 31x33 fail 3 (second run)\n"
+                       "mismatch: out[0][5] first run 0.25, second run 0.25000003\ndone: wrong\n";
+    GradeResult r;
+    Exercise e = exercise();
+    e.deterministic = true;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_WRONG);
+    assert_string_equal(r.reason, "two calls on the same inputs gave different results at size 31x33: 3 elements "
+                                  "changed (seed 42). This exercise asks for the same bits on every run: add partial "
+                                  "sums in a fixed order, not with atomicAdd or in whichever order blocks finish");
+    assert_int_equal(r.mismatches.count, 1);
+    assert_true(r.checks[2].second_run && !r.checks[1].second_run);
+    grade_result_free(&r);
+}
+
 /* Lines printed by student code cannot pass for results without the nonce. */
 static void test_forged_results_ignored(void **state) {
     (void)state;
@@ -1946,7 +1968,7 @@ int main(void) {
         cmocka_unit_test(test_interrupt_during_any_child), cmocka_unit_test(test_sass_tool_failures_are_said),
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
-        cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap),
+        cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap), cmocka_unit_test(test_second_run_differs),
         cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics), cmocka_unit_test(test_profiling_admin_only), cmocka_unit_test(test_gemm_element_bound),
         cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),

@@ -1,4 +1,4 @@
-// ex44 stream_k -- reference solution
+// ex43 stream_k -- reference solution
 //
 // ex33's GEMM (kind gemm_bf16_kmajor) with the tiles shared out Stream-K:
 // where the tiles do not fill the last wave (5000 x 3000 x 4096: 480 tiles of
