@@ -467,8 +467,10 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
     for (int i = 0; i < r->nchecks; i++) {
         fprintf(out, "%s{\"size\": ", i ? ", " : "");
         json_string(out, r->checks[i].size);
-        fprintf(out, ", \"ok\": %s, \"mismatches\": %lld, \"timed_sample\": %s}", r->checks[i].ok ? "true" : "false",
+        fprintf(out, ", \"ok\": %s, \"mismatches\": %lld, \"timed_sample\": %s", r->checks[i].ok ? "true" : "false",
                 r->checks[i].mismatches, r->checks[i].timed_sample ? "true" : "false");
+        if (r->checks[i].second_run) fputs(", \"second_run\": true", out); /* tolerance: deterministic */
+        fputs("}", out);
     }
     fputs("], \"first_mismatches\": [", out);
     for (int i = 0; i < r->mismatches.count; i++) {

@@ -359,28 +359,6 @@ static void test_check_past_cap(void **state) {
     sb_free(&sb);
 }
 
-/* tolerance: deterministic: a second call on the same inputs gave other bits
- * (the judge's "(second run)" check), a wrong answer that says so, though the
- * first call's values were right. */
-static void test_second_run_differs(void **state) {
-    (void)state;
-    const char *text = "harness: 1 N1\nkind: flip_lr\nseed: 42\ncheck: 1x1 ok\ncheck: 31x33 ok\n"
-                       "check: 31x33 fail 3 (second run)\n"
-                       "mismatch: out[0][5] first run 0.25, second run 0.25000003\ndone: wrong\n";
-    GradeResult r;
-    Exercise e = exercise();
-    e.deterministic = true;
-    memset(&r, 0, sizeof r);
-    grade_decide(&r, &e, &exited_ok, text, "N1");
-    assert_int_equal(r.verdict, V_WRONG);
-    assert_string_equal(r.reason, "two calls on the same inputs gave different results at size 31x33: 3 elements "
-                                  "changed (seed 42). This exercise asks for the same bits on every run: add partial "
-                                  "sums in a fixed order, not with atomicAdd or in whichever order blocks finish");
-    assert_int_equal(r.mismatches.count, 1);
-    assert_true(r.checks[2].second_run && !r.checks[1].second_run);
-    grade_result_free(&r);
-}
-
 /* Lines printed by student code cannot pass for results without the nonce. */
 static void test_forged_results_ignored(void **state) {
     (void)state;
@@ -441,6 +419,33 @@ static void test_json_report(void **state) {
     json = render(report_json, &r);
     assert_non_null(strstr(json, "\"verdict\": \"skipped\""));
     assert_non_null(strstr(json, "\"skipped\": true"));
+    free(json);
+    grade_result_free(&r);
+}
+
+/* tolerance: deterministic: a second call on the same inputs gave other bits
+ * (the judge's "(second run)" check), a wrong answer that says so, though the
+ * first call's values were right. */
+static void test_second_run_differs(void **state) {
+    (void)state;
+    const char *text = "harness: 1 N1\nkind: flip_lr\nseed: 42\ncheck: 1x1 ok\ncheck: 31x33 ok\n"
+                       "check: 31x33 fail 3 (second run)\n"
+                       "mismatch: out[0][5] first run 0.25, second run 0.25000003\ndone: wrong\n";
+    GradeResult r;
+    Exercise e = exercise();
+    e.deterministic = true;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_WRONG);
+    assert_string_equal(r.reason, "two calls on the same inputs gave different results at size 31x33: 3 elements "
+                                  "changed (seed 42). This exercise asks for the same bits on every run: add partial "
+                                  "sums in a fixed order, not with atomicAdd or in whichever order blocks finish");
+    assert_int_equal(r.mismatches.count, 1);
+    assert_true(r.checks[2].second_run && !r.checks[1].second_run);
+    char *json = render(report_json, &r);
+    assert_non_null(strstr(json, "{\"size\": \"31x33\", \"ok\": false, \"mismatches\": 3, \"timed_sample\": false, "
+                                 "\"second_run\": true}"));
+    assert_non_null(strstr(json, "{\"size\": \"31x33\", \"ok\": true, \"mismatches\": 0, \"timed_sample\": false}"));
     free(json);
     grade_result_free(&r);
 }
