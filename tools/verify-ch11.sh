@@ -1,0 +1,96 @@
+#!/bin/sh
+# Chapter 11 on the GPU before it is in course/course.yaml (issue 29): a copy
+# of the course with the chapter registered, graded through gpucourse itself.
+#
+#   tools/verify-ch11.sh prepare   on any machine with nvcc (no GPU needed): in .verify/ch11/ the
+#                                  copy (course, exercises, solutions, harness, tests/gpu.sh with the
+#                                  draft fixtures of tests/gpu-draft/ as its tests/gpu/, gpucourse),
+#                                  and workspaces whose files are the references and the stubs,
+#                                  every library built (a fake GPU and CUDA's stub driver); then
+#                                  check-course of the copy without a GPU (carry .verify/ch11)
+#   tools/verify-ch11.sh run [N]   on the H100: the references graded N times (default 3) and the
+#                                  stubs once (verdicts, each timed size's you/reference and
+#                                  you/cuBLAS), the draft fixtures through tests/gpu.sh, floors from
+#                                  check-course --calibrate, and the profiler's multicast metrics
+# .verify/ is listed in .git/info/exclude; nothing in it is committed.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+V=$PWD/.verify/ch11
+EXERCISES="ex43 ex44"
+export XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
+
+prepare() {
+    set -e
+    mkdir -p .git/info && { grep -qx "/.verify/" .git/info/exclude 2>/dev/null || echo "/.verify/" >>.git/info/exclude; }
+    make
+    rm -rf "$V" && mkdir -p "$V/tests/gpu" "$V/build" "$V/locks" "$V/stub"
+    cp -r course exercises solutions harness "$V/"
+    cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
+    cp tests/gpu-draft/*.patch "$V/tests/gpu/"
+    cp build/gpucourse "$V/build/"
+    grep -q '11-past-cublas' "$V/course/course.yaml" || echo "  - 11-past-cublas" >>"$V/course/course.yaml"
+    export GPUCOURSE_COURSE=$V
+    ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
+    for ws in refs stubs; do
+        "$V/build/gpucourse" --workspace "$V/$ws" list >/dev/null
+    done
+    for ex in $EXERCISES; do cp solutions/${ex}_*.cu "$V/refs/exercises/"; done
+    for ws in refs stubs; do
+        LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare "$V/build/gpucourse" --workspace "$V/$ws" \
+            grade $EXERCISES >"$V/$ws.prepare" 2>&1 || true
+    done
+    GPUCOURSE_NO_GPU=1 "$V/build/gpucourse" --workspace "$V/check" check-course >"$V/check.prepare" 2>&1
+    tail -3 "$V/check.prepare"
+    rm -rf "$V/check"  # its builds are the whole course's: the GPU machine needs only chapter 11's
+    du -sh "$V"
+}
+
+run() {
+    n=${1:-3}
+    out=$V/out
+    rm -rf "$out" && mkdir -p "$out"
+    export GPUCOURSE_COURSE=$V
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    for i in $(seq "$n"); do
+        "$V/build/gpucourse" --workspace "$V/refs" grade $EXERCISES --format json >"$out/refs-$i.json" 2>/dev/null
+    done
+    "$V/build/gpucourse" --workspace "$V/stubs" grade $EXERCISES --format json >"$out/stubs.json" 2>/dev/null
+    python3 - "$out" "$n" <<'PY'
+import json, os, sys
+out, n = sys.argv[1], int(sys.argv[2])
+print("\n## References (%d grades) and stubs" % n)
+print("| exercise | grade | verdict | size | you/reference | you/cuBLAS | TFLOP/s | reason |")
+print("|---|---|---|---|---|---|---|---|")
+for name in ["refs-%d.json" % i for i in range(1, n + 1)] + ["stubs.json"]:
+    try:
+        results = json.load(open(os.path.join(out, name)))["results"]
+    except Exception as e:
+        print("| %s | unreadable: %s |" % (name, e))
+        continue
+    for r in results:
+        sizes = r.get("timed_sizes") or [{}]
+        for s in sizes:
+            print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r["id"], name.split(".")[0], r["verdict"], s.get("size", "-"),
+                  "%.3f" % s["vs_reference"] if "vs_reference" in s else "-",
+                  "%.3f" % s["vs_library"] if "vs_library" in s else "-",
+                  "%.0f" % s["tflops_student"] if "tflops_student" in s else "-", (r.get("reason") or "")[:90]))
+PY
+    echo
+    echo "## Fixtures (tests/gpu-draft through tests/gpu.sh)"
+    (cd "$V" && GPU_TEST_PARTS=fixtures GPU_TEST_ONLY='ex43* ex44*' GPU_TEST_CACHE=$V/refs/.build sh tests/gpu.sh) \
+        >"$out/fixtures.txt" 2>&1
+    grep -E '^(ok|not ok)|passed' "$out/fixtures.txt"
+    echo
+    echo "## Floors (check-course --calibrate)"
+    "$V/build/gpucourse" --workspace "$V/refs" check-course --calibrate $EXERCISES --runs 3 >"$out/calibrate.txt" 2>&1
+    tail -25 "$out/calibrate.txt"
+    echo
+    echo "## The profiler's metrics that count multicast (for ex44's evidence)"
+    ncu --query-metrics --chip gh100 2>/dev/null | grep -i multicast | head -20
+}
+
+case "${1:-}" in
+prepare) prepare ;;
+run) shift; run "$@" ;;
+*) echo "usage: tools/verify-ch11.sh prepare | run [N]" >&2; exit 64 ;;
+esac
