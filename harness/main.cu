@@ -505,20 +505,13 @@ static double probe_us(void) {
 }
 
 // Watches the GPU from a runner's answer until the runner is frozen and the
-// GPU idle, with empty kernels of ours back to back while the runner's
-// threads stop. The call ends with the first quick probe after the last slow
-// one: work the runner launched before it stopped makes a probe slow (time
-// slicing: ours waits for its turn) and moves the end past it, and only a
-// quick probe begun after the stop was seen closes the watch; how long the
-// runner's threads take to stop (up to milliseconds for a process with the
-// profiler's threads, and more often for the student's) is not its time.
+// GPU idle for good (rules_watch_probe says when the call ended).
 struct IdleWatch {
     Runner *runner;
-    double asked;          // the judge's clock when the stop was asked
+    double asked;      // the judge's clock when the stop was asked
     bool frozen;
-    double frozen_at;      // when the stop was seen
-    int probes, idle_from; // probes made; the first of the last run of quick ones (0: the last was slow)
-    double idle_at;        // when that one ended: the call's end
+    double frozen_at;  // when the stop was seen
+    CallEnd end;
 };
 
 // Watches for at most limit_s more; false when the GPU did not go idle for good meanwhile.
@@ -527,11 +520,8 @@ static bool watch_until_idle(IdleWatch &w, double limit_s) {
     for (;;) {
         if (!w.frozen && (w.frozen = freeze_seen(*w.runner, w.asked))) w.frozen_at = now_us();
         bool after_stop = w.frozen;
-        double t = probe_us();
-        w.probes++;
-        if (t >= quick_probe_us) w.idle_from = 0;
-        else if (!w.idle_from) w.idle_from = w.probes, w.idle_at = now_us();
-        if (after_stop && w.idle_from) return true;
+        bool quick = probe_us() < quick_probe_us;
+        if (rules_watch_probe(&w.end, quick, after_stop, now_us())) return true;
         if (now_us() - start > limit_s * 1e6) return false;
         if (!w.frozen && now_us() - w.asked > 1000) usleep(10);  // a slow stop: /proc is read between probes
     }
@@ -1051,7 +1041,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     freeze_begin(r);
     // Not idle for a while: another process's work (said as soon as NVML
     // shows it), or the student's, left running.
-    IdleWatch w = {&r, answered, false, 0, 0, 0, 0};
+    IdleWatch w = {&r, answered, false, 0, {0, 0, 0}};
     bool idle = watch_until_idle(w, NEIGHBOUR_LOOK_S);
     char neighbours[512];
     unsigned long long since = idle ? 0 : neighbours_clock_us() - (unsigned long long)(now_us() - t0);
@@ -1084,8 +1074,8 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     snprintf(phase, sizeof phase, "harness");
     Call out;
     out.t.event_ms = a.event_ms;
-    out.t.wall_ms = (w.idle_at - t0) / 1000.0;
-    out.probes = w.idle_from;
+    out.t.wall_ms = (w.end.idle_at - t0) / 1000.0;
+    out.probes = w.end.idle_from;
     out.answered_ms = (answered - t0) / 1000.0;
     out.frozen_ms = (w.frozen_at - t0) / 1000.0;
     out.ncounters = a.type == MSG_DONE ? std::min(a.ncounters, (int32_t)MAX_COUNTERS) : 0;

@@ -136,3 +136,13 @@ bool rules_pick_cpus(const int *cpus, const int *core, int n, unsigned slot, int
     }
     return false;
 }
+
+bool rules_watch_probe(CallEnd *end, bool quick, bool after_stop, double ended_at) {
+    end->probes++;
+    if (!quick) end->idle_from = 0;
+    else if (!end->idle_from) {
+        end->idle_from = end->probes;
+        end->idle_at = ended_at;
+    }
+    return after_stop && end->idle_from;
+}

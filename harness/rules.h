@@ -36,6 +36,22 @@ double rules_overhead_bound(const StepTime *trusted, int n);
  * the wall time. *used_wall says the event time was not believable. */
 double rules_settle(StepTime s, double bound_ms, bool *used_wall);
 
+/* Where a timed call ends, as the judge watches for it (main.cu, call):
+ * after the runner's answer it probes the GPU with empty kernels back to
+ * back while the runner stops. The call ends when the first quick probe
+ * after the last slow one ended (work the runner launched before it stopped
+ * makes a probe slow: time slicing), once a quick probe has begun after the
+ * stop was seen; how long the runner's threads take to stop is not its time. */
+typedef struct {
+    int probes;      /* probes so far */
+    int idle_from;   /* the first of the last run of quick probes (1-based), 0 after a slow one */
+    double idle_at;  /* when that probe ended: the call's end */
+} CallEnd;
+
+/* One probe into the watch: whether it was quick, whether it began after the
+ * runner's stop was seen, when it ended. True once the call has ended. */
+bool rules_watch_probe(CallEnd *end, bool quick, bool after_stop, double ended_at);
+
 /* The median of n values (n > 0); values is reordered. */
 double rules_median(double *values, int n);
 

@@ -141,6 +141,68 @@ static void test_neighbours(void **state) {
     assert_int_equal(rules_neighbours(use, 0, own, 3, out, 4), 0);
 }
 
+/* Probes after an answer, as (quick, begun after the stop was seen, ended
+ * at): the index of the probe the call ended with, or 0 if it never ended. */
+typedef struct {
+    bool quick, after_stop;
+    double at;
+} Probe;
+
+static int watch(const Probe *p, int n, CallEnd *end) {
+    memset(end, 0, sizeof *end);
+    for (int i = 0; i < n; i++)
+        if (rules_watch_probe(end, p[i].quick, p[i].after_stop, p[i].at)) return i + 1;
+    return 0;
+}
+
+/* An honest call: a slow probe (the context switch back), then a quick one
+ * begun after the stop: the call ends with that one, two probes. */
+static void test_watch_honest(void **state) {
+    (void)state;
+    CallEnd end;
+    Probe p[] = {{false, false, 150}, {true, true, 170}};
+    assert_int_equal(watch(p, 2, &end), 2);
+    assert_int_equal(end.idle_from, 2);
+    assert_true(end.idle_at == 170);
+}
+
+/* The runner's threads slow to stop: the GPU was idle from the second probe
+ * on, and the call ends there, not when the stop was seen 3 ms later. */
+static void test_watch_slow_stop_not_counted(void **state) {
+    (void)state;
+    CallEnd end;
+    Probe p[] = {{false, false, 150}, {true, false, 170}, {true, false, 1000}, {true, false, 2000},
+                 {true, true, 3170}};
+    assert_int_equal(watch(p, 5, &end), 5);
+    assert_int_equal(end.idle_from, 2);
+    assert_true(end.idle_at == 170);
+}
+
+/* Work launched by the runner while it was being stopped makes a probe slow:
+ * the call ends after it, at the first quick probe that followed. */
+static void test_watch_work_before_stop_counted(void **state) {
+    (void)state;
+    CallEnd end;
+    Probe p[] = {{false, false, 150}, {true, false, 170}, {false, false, 2600}, {true, false, 2620},
+                 {true, true, 2700}};
+    assert_int_equal(watch(p, 5, &end), 5);
+    assert_int_equal(end.idle_from, 4);
+    assert_true(end.idle_at == 2620);
+}
+
+/* Quick probes that began before the stop was seen never end the call by
+ * themselves; a slow one after the stop (work still queued) moves the end. */
+static void test_watch_needs_a_quick_probe_after_the_stop(void **state) {
+    (void)state;
+    CallEnd end;
+    Probe before[] = {{true, false, 20}, {true, false, 40}, {true, false, 60}};
+    assert_int_equal(watch(before, 3, &end), 0);
+    Probe queued[] = {{true, false, 20}, {false, true, 2500}, {true, true, 2520}};
+    assert_int_equal(watch(queued, 3, &end), 3);
+    assert_int_equal(end.idle_from, 3);
+    assert_true(end.idle_at == 2520);
+}
+
 /* Two judges on one host (GPU slots 0 and 1) take CPUs of their own, each
  * giving its runners a CPU on another core than its own. */
 static void test_pick_cpus(void **state) {
@@ -188,6 +250,10 @@ int main(void) {
         cmocka_unit_test(test_maps_code_from_memory),
         cmocka_unit_test(test_neighbours),
         cmocka_unit_test(test_pick_cpus),
+        cmocka_unit_test(test_watch_honest),
+        cmocka_unit_test(test_watch_slow_stop_not_counted),
+        cmocka_unit_test(test_watch_work_before_stop_counted),
+        cmocka_unit_test(test_watch_needs_a_quick_probe_after_the_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
