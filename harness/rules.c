@@ -124,17 +124,27 @@ bool rules_maps_offender(const char *maps, const char *build_dir, const char *co
     return false;
 }
 
+/* Whether cpus[i] is the first of its physical core in the list. */
+static bool first_of_core(const int *core, int i) {
+    for (int k = 0; k < i; k++)
+        if (core[k] == core[i]) return false;
+    return true;
+}
+
 bool rules_pick_cpus(const int *cpus, const int *core, int n, unsigned slot, int *judge_cpu, int *runner_cpu) {
-    if (n < 2) return false;
-    int j = (int)((2ull * slot) % (unsigned)n);
-    for (int step = 1; step < n; step++) {
-        int r = (j + step) % n;
-        if (core[r] == core[j]) continue; /* a hyperthread sibling shares the judge's core */
-        *judge_cpu = cpus[j];
-        *runner_cpu = cpus[r];
-        return true;
+    int cores = 0;
+    for (int i = 0; i < n; i++) cores += first_of_core(core, i);
+    if (cores < 2) return false;
+    /* by cores, each its first CPU: judge slot s takes cores 2s and 2s + 1, so that judges on one
+     * host never share a core, nor a judge its runners' */
+    const int judge = (int)((2ull * slot) % (unsigned)cores), runner = (int)((2ull * slot + 1) % (unsigned)cores);
+    for (int i = 0, c = 0; i < n; i++) {
+        if (!first_of_core(core, i)) continue;
+        if (c == judge) *judge_cpu = cpus[i];
+        if (c == runner) *runner_cpu = cpus[i];
+        c++;
     }
-    return false;
+    return true;
 }
 
 bool rules_watch_probe(CallEnd *end, bool quick, bool after_stop, double ended_at) {

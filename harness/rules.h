@@ -75,11 +75,13 @@ int rules_neighbours(const GpuUse *use, int n, const int *own, int n_own, GpuUse
 
 /* Where a judge and its runners run: of the CPUs the judge may use (`cpus`,
  * n of them, those nearest its GPU first where known; core[i] names cpus[i]'s
- * physical core), the judge whose slot is `slot` (a number no other judge on
- * the host shares: its GPU's) takes cpus[2 slot mod n] and gives both runners
- * the next CPU on another core: the runners never run at once (one is frozen
- * while the other is called), and on one CPU they wake up alike. False, and
- * nothing picked, with fewer than two cores. */
+ * physical core), taken by cores, each its first CPU in the list, the judge
+ * whose slot is `slot` (a number no other judge on the host shares: its
+ * GPU's) takes core 2 slot mod cores and gives both runners core 2 slot + 1:
+ * the runners never run at once (one is frozen while the other is called),
+ * and on one CPU they wake up alike; judges on one host share no core until
+ * there are more GPUs than pairs of cores. False, and nothing picked, with
+ * fewer than two cores. */
 bool rules_pick_cpus(const int *cpus, const int *core, int n, unsigned slot, int *judge_cpu, int *runner_cpu);
 
 /* The first file in a /proc/PID/maps text that a student's runner must not

@@ -203,8 +203,9 @@ static void test_watch_needs_a_quick_probe_after_the_stop(void **state) {
     assert_true(end.idle_at == 2520);
 }
 
-/* Two judges on one host (GPU slots 0 and 1) take CPUs of their own, each
- * giving its runners a CPU on another core than its own. */
+/* Judges on one host (GPU slots 0, 1, ...) take cores of their own, each
+ * giving its runners a core other than its own; hyperthread siblings, in
+ * whichever order the host numbers them, are never split between two. */
 static void test_pick_cpus(void **state) {
     (void)state;
     int cpus[] = {0, 1, 2, 3, 16, 17, 18, 19}, core[] = {0, 1, 2, 3, 0, 1, 2, 3}, judge = -1, runner = -1;
@@ -214,20 +215,17 @@ static void test_pick_cpus(void **state) {
     assert_true(rules_pick_cpus(cpus, core, 8, 1, &judge, &runner));
     assert_int_equal(judge, 2);
     assert_int_equal(runner, 3);
-    assert_true(rules_pick_cpus(cpus, core, 8, 3, &judge, &runner));
-    assert_int_equal(judge, 18);
-    assert_int_equal(runner, 19);
-    assert_true(rules_pick_cpus(cpus, core, 8, 4, &judge, &runner)); /* more slots than pairs: they wrap around */
+    assert_true(rules_pick_cpus(cpus, core, 8, 2, &judge, &runner)); /* more GPUs than pairs of cores: they wrap */
     assert_int_equal(judge, 0);
     assert_int_equal(runner, 1);
-    /* siblings side by side: the runners skip the judge's own core */
-    int paired[] = {4, 5, 6, 7}, paired_core[] = {2, 2, 3, 3};
-    assert_true(rules_pick_cpus(paired, paired_core, 4, 0, &judge, &runner));
+    /* siblings numbered side by side: slot 0 takes cores 2 and 3 (CPUs 4 and 6), slot 1 cores 4 and 5 */
+    int paired[] = {4, 5, 6, 7, 8, 9, 10, 11}, paired_core[] = {2, 2, 3, 3, 4, 4, 5, 5};
+    assert_true(rules_pick_cpus(paired, paired_core, 8, 0, &judge, &runner));
     assert_int_equal(judge, 4);
     assert_int_equal(runner, 6);
-    assert_true(rules_pick_cpus(paired, paired_core, 4, 1, &judge, &runner));
-    assert_int_equal(judge, 6);
-    assert_int_equal(runner, 4);
+    assert_true(rules_pick_cpus(paired, paired_core, 8, 1, &judge, &runner));
+    assert_int_equal(judge, 8);
+    assert_int_equal(runner, 10);
     /* one core (even with two hyperthreads), or one CPU: nothing picked */
     judge = runner = -1;
     assert_false(rules_pick_cpus(paired, paired_core, 2, 0, &judge, &runner));
