@@ -99,7 +99,7 @@ for (ex, size, key), v in sorted(ratios.items()):
     med = statistics.median(v)
     print("| %s | %s | %s | %.4f-%.4f | %.1f%% | %d of %d grades |" % (ex, size, key.replace("vs_", "you/"), min(v),
           max(v), 100 * (max(v) - min(v)) / med if med else 0, clock.get(ex, 0), len(walls.get(ex, []))))
-print("\n## Overhead of the timed calls (wall - event, us: p50 / p90 / max) and the stops (answer to frozen)")
+print("\n## Overhead of the timed calls (wall - event, us: p50 / p90 / max) and the stops (answer to the stop seen, looked for between probes)")
 print("| exercise | your calls | reference's | library's or copy's | stops p50 / p99 / max |")
 print("|---|---|---|---|---|")
 def pct(v, q):
