@@ -18,26 +18,25 @@ cd "$(dirname "$0")/.." || exit 1
 V=$PWD/.verify/ch11
 EXERCISES="ex43 ex44"
 export XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
+. tools/verify-lib.sh
 
 prepare() {
     set -e
-    mkdir -p .git/info && { grep -qx "/.verify/" .git/info/exclude 2>/dev/null || echo "/.verify/" >>.git/info/exclude; }
-    make
-    rm -rf "$V" && mkdir -p "$V/tests/gpu" "$V/build" "$V/locks" "$V/stub"
+    rm -rf "$V"
+    verify_start "$V"
+    mkdir -p "$V/tests/gpu" "$V/build" "$V/locks"
     cp -r course exercises solutions harness "$V/"
     cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
     cp tests/gpu-draft/*.patch "$V/tests/gpu/"
     cp build/gpucourse "$V/build/"
     grep -q '11-past-cublas' "$V/course/course.yaml" || echo "  - 11-past-cublas" >>"$V/course/course.yaml"
     export GPUCOURSE_COURSE=$V
-    ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
     for ws in refs stubs; do
         "$V/build/gpucourse" --workspace "$V/$ws" list >/dev/null
     done
     for ex in $EXERCISES; do cp solutions/${ex}_*.cu "$V/refs/exercises/"; done
     for ws in refs stubs; do
-        LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare "$V/build/gpucourse" --workspace "$V/$ws" \
-            grade $EXERCISES >"$V/$ws.prepare" 2>&1 || true
+        PREBUILD_LOG=$V/$ws.prepare prebuild "$V/build/gpucourse" --workspace "$V/$ws" grade $EXERCISES
     done
     GPUCOURSE_NO_GPU=1 "$V/build/gpucourse" --workspace "$V/check" check-course >"$V/check.prepare" 2>&1
     tail -3 "$V/check.prepare"

@@ -24,11 +24,11 @@ EXERCISES="ex01 ex13 ex21 ex33 ex41"
 # student: the fixtures that stand in for their files (the rest: the references)
 STUDENTS="ref: slow:ex01_too_slow,ex41_stored_at_once wrong:ex13_inclusive_prefix,ex21_off_by_one,ex33_accumulators_carried plain:ex13_one_block_for_totals,ex41_loads_not_overlapped attack:ex01_attack_other_gpu"
 export GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
+. tools/verify-lib.sh
 
 prepare() {
     set -e
-    mkdir -p .git/info && { grep -qx "/.verify/" .git/info/exclude 2>/dev/null || echo "/.verify/" >>.git/info/exclude; }
-    make
+    verify_start "$V"
     rm -rf "$V/class" "$V/expect" && mkdir -p "$V/class" "$V/locks"
     for entry in $STUDENTS; do
         name=${entry%%:*} fixtures=${entry#*:}
@@ -45,13 +45,8 @@ prepare() {
             sed -i "s/^$name $ex pass$/$name $ex $verdict/" "$V/expect"
         done
     done
-    # every library built here, once, the GPU machine's time going to the gradings: a fake
-    # GPU and CUDA's stub driver take each grading through the builds to a judge that finds no GPU
-    mkdir -p "$V/stub" && ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
-    LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse class grade "$V/class" $EXERCISES \
-        --out "$V/grades" >/dev/null 2>&1 || true
-    LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse --workspace "$V/class/ref" grade $EXERCISES \
-        >/dev/null 2>&1 || true
+    prebuild build/gpucourse class grade "$V/class" $EXERCISES --out "$V/grades"
+    prebuild build/gpucourse --workspace "$V/class/ref" grade $EXERCISES
     ls "$V/grades/build" | wc -l
     du -sh "$V" build
 }

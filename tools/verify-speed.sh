@@ -23,12 +23,13 @@ EXERCISES=${EXERCISES:-"ex01 ex13 ex21 ex33 ex41"}
 # honest answers that the clock rule must not call too slow (docs/benchmarks.md, "The clock rule")
 FIXTURES=${FIXTURES:-"ex05_tiled_2d ex10_atomic_add"}
 export GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
+. tools/verify-lib.sh
 
 prepare() {
     set -e
-    mkdir -p .git/info && { grep -qx "/.verify/" .git/info/exclude 2>/dev/null || echo "/.verify/" >>.git/info/exclude; }
-    make
-    rm -rf "$V" && mkdir -p "$V/locks" "$V/stub" "$V/fixtures"
+    rm -rf "$V"
+    verify_start "$V"
+    mkdir -p "$V/locks" "$V/fixtures"
     build/gpucourse --workspace "$V/ws" list >/dev/null
     for ex in $EXERCISES; do cp solutions/${ex}_*.cu "$V/ws/exercises/"; done
     for fx in $FIXTURES; do
@@ -37,13 +38,8 @@ prepare() {
         build/gpucourse --workspace "$V/fixtures/$fx" list >/dev/null
         sh tests/fixture_source.sh "tests/gpu/$fx.cu" "$V/fixtures/$fx/exercises/$(basename solutions/${ex}_*.cu)"
     done
-    ln -sf /usr/local/cuda/lib64/stubs/libcuda.so "$V/stub/libcuda.so.1"
-    LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse --workspace "$V/ws" grade $EXERCISES \
-        >/dev/null 2>&1 || true
-    for fx in $FIXTURES; do
-        LD_LIBRARY_PATH=$V/stub GPUCOURSE_FAKE_GPUS=GPU-prepare build/gpucourse --workspace "$V/fixtures/$fx" \
-            grade "${fx%%_*}" >/dev/null 2>&1 || true
-    done
+    prebuild build/gpucourse --workspace "$V/ws" grade $EXERCISES
+    for fx in $FIXTURES; do prebuild build/gpucourse --workspace "$V/fixtures/$fx" grade "${fx%%_*}"; done
     du -sh "$V" build
 }
 
