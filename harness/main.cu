@@ -1199,36 +1199,41 @@ static size_t norm_check_device(Problem &p, const Scalars &s, int out, const cha
 }
 
 // Small sizes: the student's outputs against the kind's CPU reference.
-// --deterministic: the student's outputs of the call just made, then a
-// second call on the same inputs (call prepares them afresh), compared bit
-// for bit. A sum whose order changes between runs (partial sums added with
-// atomicAdd) gives other bits: a failed check "(second run)" with the first
-// elements that changed.
-static bool same_bits_again(Problem &p, const Scalars &s, const char *dtext) {
-    std::vector<std::vector<char>> first(kind.narrays);
+// The student's outputs as they are now, on the host (inputs: empty).
+static std::vector<std::vector<char>> student_outputs(const Problem &p) {
+    std::vector<std::vector<char>> out(kind.narrays);
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role != ROLE_OUT && a.role != ROLE_INOUT) continue;
-        first[i].resize(bytes_of(a, p.len[i]));
-        CK(cudaMemcpy(first[i].data(), p.own[STUDENT][i].ptr, first[i].size(), cudaMemcpyDeviceToHost));
+        out[i].resize(bytes_of(a, p.len[i]));
+        CK(cudaMemcpy(out[i].data(), p.own[STUDENT][i].ptr, out[i].size(), cudaMemcpyDeviceToHost));
     }
+    return out;
+}
+
+// --deterministic, once a call's values were right: a second call on the
+// same inputs (call prepares them afresh), its outputs compared bit for bit
+// with the first call's. A sum whose order changes between runs (partial
+// sums added with atomicAdd) gives other bits: a failed check "(second
+// run)" with the first elements that changed.
+static bool same_bits_again(Problem &p, const Scalars &s, const char *dtext,
+                            const std::vector<std::vector<char>> &first) {
     call(p, STUDENT, s, false);
+    std::vector<std::vector<char>> again = student_outputs(p);
     size_t changed = 0;
     int shown = 0;
     char lines[5][256];
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         if (a.role != ROLE_OUT && a.role != ROLE_INOUT) continue;
-        std::vector<char> again(first[i].size());
-        CK(cudaMemcpy(again.data(), p.own[STUDENT][i].ptr, again.size(), cudaMemcpyDeviceToHost));
         const size_t size = elem_size(a.type);
         for (size_t k = 0; k < p.len[i]; k++) {
-            if (!memcmp(first[i].data() + k * size, again.data() + k * size, size)) continue;
+            if (!memcmp(first[i].data() + k * size, again[i].data() + k * size, size)) continue;
             if (changed++ >= 5) continue;
             char where[96], v1[40], v2[40];
             coord_text(a, p.dims, k, where, sizeof where);
             value_text(a.type, first[i].data(), k, v1, sizeof v1);
-            value_text(a.type, again.data(), k, v2, sizeof v2);
+            value_text(a.type, again[i].data(), k, v2, sizeof v2);
             snprintf(lines[shown++], sizeof lines[0], "mismatch: %s first run %s, second run %s", where, v1, v2);
         }
     }
@@ -1239,22 +1244,9 @@ static bool same_bits_again(Problem &p, const Scalars &s, const char *dtext) {
     return false;
 }
 
-static bool check_against_cpu(const Dims &dims, uint64_t seed) {
-    Problem p;
-    bool who[CONTESTANTS] = {true, false, false, false};
-    snprintf(phase, sizeof phase, "setting up size checks");
-    problem_alloc(p, dims, who, 0);
-    problem_fill(p, seed);
-    Scalars s = scalars_for(seed);
-    char dtext[64];
-    dims_text(dims, dtext, sizeof dtext);
-    trace("check %s: inputs", dtext);
-    call(p, STUDENT, s, false);
-    trace("check %s: your call", dtext);
-    if (deterministic && !same_bits_again(p, s, dtext)) {
-        problem_free(p);
-        return false;
-    }
+// A check size's values: the student's outputs against the kind's CPU
+// reference, or (CHECK_REL_NORM) against exact values the judge computes.
+static bool check_values(Problem &p, const Scalars &s, const Dims &dims, const char *dtext) {
     size_t bad = 0;
     int shown = 0;
     char lines[5][256];
@@ -1265,7 +1257,6 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
         if (bad == 0) result("check: %s ok", dtext);
         else result("check: %s fail %zu", dtext, bad);
         for (int k = 0; k < shown; k++) result("%s", lines[k]);
-        problem_free(p);
         trace("check %s: exact values and compare (GPU)", dtext);
         return bad == 0;
     }
@@ -1322,9 +1313,30 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     else result("check: %s fail %zu", dtext, bad);
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
     if (mapped >= 0) report_map(kind.arrays[mapped], dtext, map, cells.data(), map_wrong, map.fold ? NULL : &runs);
-    problem_free(p);
     trace("check %s: compare", dtext);
     return bad == 0;
+}
+
+// A check size: the student's call, its values, and with --deterministic
+// the same bits from a second call.
+static bool check_against_cpu(const Dims &dims, uint64_t seed) {
+    Problem p;
+    bool who[CONTESTANTS] = {true, false, false, false};
+    snprintf(phase, sizeof phase, "setting up size checks");
+    problem_alloc(p, dims, who, 0);
+    problem_fill(p, seed);
+    Scalars s = scalars_for(seed);
+    char dtext[64];
+    dims_text(dims, dtext, sizeof dtext);
+    trace("check %s: inputs", dtext);
+    call(p, STUDENT, s, false);
+    trace("check %s: your call", dtext);
+    std::vector<std::vector<char>> first;
+    if (deterministic) first = student_outputs(p);
+    bool ok = check_values(p, s, dims, dtext);
+    if (ok && deterministic) ok = same_bits_again(p, s, dtext, first);
+    problem_free(p);
+    return ok;
 }
 
 // Timed size: the student's outputs against the reference's on the same
