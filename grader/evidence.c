@@ -31,6 +31,8 @@ static void counters_of(const Requirement *r, const char *out[4]) {
     memset(out, 0, 4 * sizeof *out);
     if (!strcmp(k, "tma_load_share")) out[0] = TMA_LOAD_BYTES, out[1] = LOAD_SECTORS;
     else if (!strcmp(k, "tma_store_share")) out[0] = TMA_STORE_BYTES, out[1] = STORE_SECTORS;
+    else if (!strcmp(k, "tma_multicast_share"))
+        out[0] = TMA_MULTICAST_BYTES, out[1] = TMA_MULTICAST_REQUESTS, out[2] = TMA_LOAD_BYTES;
     else if (!strcmp(k, "mma_type")) out[0] = ops_counter("hmma", r->word);
     else if (!strcmp(k, "gmma_type")) out[0] = ops_counter("hgmma", r->word);
     else if (!strcmp(k, "ldsm_share")) out[0] = LDSM_INSTS, out[1] = SHARED_LOAD_INSTS;
@@ -106,6 +108,8 @@ const char *evidence_lesson(const char *key) {
                            "with loads of its threads"},
         {"tma_store_share", "the exercise writes its tiles with TMA stores (cp.async.bulk.tensor from shared memory), "
                             "not with stores of its threads"},
+        {"tma_multicast_share", "one TMA load feeds the shared memory of several blocks of a cluster "
+                                "(.multicast::cluster): each block loads its part once for all of them"},
         {"mma_type", "the products must run on the tensor cores as mma.sync with the lesson's input type"},
         {"gmma_type", "the products must run as warpgroup MMAs (wgmma.mma_async) with the lesson's input type"},
         {"ldsm_share", "the fragments come from shared memory through ldmatrix, not through loads of single lanes"},
@@ -148,6 +152,15 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
             m = v[0] / fmax(fmax(floor_bytes, all), 1);
             snprintf(l->text, sizeof l->text, "TMA %s: %.2f of the bytes %s (at least %.2f)", load ? "loads" : "stores",
                      m, load ? "loaded" : "stored", bound);
+        } else if (!strcmp(k, "tma_multicast_share")) {
+            /* bytes that landed in a block other than the one that asked
+             * for them: what multicast landed, less what was requested (at
+             * most 128 bytes a request, so never more than that), over every
+             * byte TMA loaded. A load multicast to its own block only counts
+             * nothing. */
+            m = fmax(v[0] - 128 * v[1], 0) / fmax(v[2], 1);
+            snprintf(l->text, sizeof l->text, "TMA multicast: %.2f of the bytes TMA loaded landed in another block "
+                     "(at least %.2f)", m, bound);
         } else if (!strcmp(k, "mma_type") || !strcmp(k, "gmma_type")) {
             bound = TENSOR_SHARE;
             if (c->flops <= 0) {

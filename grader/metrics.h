@@ -8,6 +8,13 @@
  * the whole GPU for the one call. Measured on the course's references and
  * plain-path answers with tools/evidence-probe.sh (docs/authoring.md). */
 #define TMA_LOAD_BYTES "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"
+/* TMA loads with .multicast::cluster: the bytes that landed in the blocks of
+ * the mask (every block's, each counted; TMA_LOAD_BYTES counts them too) and
+ * the requests to L2, at most 128 bytes each (ex44's reference: 1.07 GB
+ * landed for 4.19 M requests at 4096^3; the same loads each sent to the own
+ * block only: the same bytes for 8.39 M requests). */
+#define TMA_MULTICAST_BYTES "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld_dest_multicast.sum"
+#define TMA_MULTICAST_REQUESTS "l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum"
 #define TMA_STORE_BYTES "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum"
 #define LOAD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 #define LOAD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"

@@ -444,6 +444,7 @@ static void check_sass_patterns(Yaml *y, yaml_node_t *n, const char *key, const 
 const EvidenceKey course_evidence_keys[] = {
     {"tma_load_share", NULL, 0.01, 1},
     {"tma_store_share", NULL, 0.01, 1},
+    {"tma_multicast_share", NULL, 0.01, 1},
     {"mma_type", "bf16 f16 tf32", 0, 0},
     {"gmma_type", "bf16 f16 tf32", 0, 0},
     {"ldsm_share", NULL, 0.01, 1},

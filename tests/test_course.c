@@ -387,7 +387,7 @@ static void test_evidence_keys(void **state) {
     strlist_free(&problems);
     expect_problem(from, "    evidence: {tma_share: 0.9}\n",
                    "course/01-one/chapter.yaml:28:16: unknown evidence key 'tma_share' (known: tma_load_share, "
-                   "tma_store_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
+                   "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
                    "load_sectors_min, tensor_cores) (in exercise 'ex02')");
     expect_problem(from, "    evidence: {gmma_type: fp8}\n",
                    "course/01-one/chapter.yaml:28:27: evidence 'gmma_type' must be one of: bf16 f16 tf32 (in exercise "
@@ -399,7 +399,7 @@ static void test_evidence_keys(void **state) {
                    "course/01-one/chapter.yaml:28:33: evidence key 'ldsm_share' is given twice (in exercise 'ex02')");
     expect_problem(from, "    evidence: [tensor_cores]\n",
                    "course/01-one/chapter.yaml:28:15: 'evidence' must be a map of requirements (tma_load_share, "
-                   "tma_store_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
+                   "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
                    "load_sectors_min, tensor_cores) (in exercise 'ex02')");
     expect_problem(from, "    forbidden_sass: [hmma]\n",
                    "course/01-one/chapter.yaml:28:21: 'forbidden_sass' entry 'hmma' is not an instruction pattern: an "

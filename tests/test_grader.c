@@ -1126,6 +1126,43 @@ static void test_evidence_decisions(void **state) {
     grade_result_free(&r);
 }
 
+/* ex44's requirement, on counters recorded on the H100 at 4096^3: its
+ * reference (half of B loaded by each block of a pair, multicast to both),
+ * the same loads each multicast to its own block only (the bytes land, but
+ * for twice the requests: nothing shared), and no multicast at all. */
+static void test_evidence_multicast(void **state) {
+    (void)state;
+    const char *names[] = {"evidence_multicast_pass", "evidence_multicast_self", "evidence_multicast_none"};
+    const Verdict expect[] = {V_PASS, V_REQUIREMENT, V_REQUIREMENT};
+    const char *text[] = {"TMA multicast: 0.33 of the bytes TMA loaded landed in another block (at least 0.30)",
+                          "TMA multicast: 0.00 of the bytes", "TMA multicast: 0.00 of the bytes"};
+    for (int i = 0; i < 3; i++) {
+        char *path = xprintf("tests/data/%s.txt", names[i]);
+        char *data = read_file(path, NULL);
+        assert_non_null(data);
+        Exercise e = exercise();
+        e.evidence[0] = (Requirement){evidence_key("tma_multicast_share"), 0.3, NULL};
+        e.nevidence = 1;
+        GradeResult r;
+        memset(&r, 0, sizeof r);
+        grade_decide(&r, &e, &exited_ok, data, "N1");
+        grade_check_evidence(&r, &e);
+        assert_int_equal(r.verdict, expect[i]);
+        assert_non_null(strstr(r.evidence[0].text, text[i]));
+        grade_result_free(&r);
+        free(data);
+        free(path);
+    }
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("tma_multicast_share"), 0.3, NULL};
+    e.nevidence = 1;
+    char *m = evidence_metrics(&e);
+    assert_string_equal(m, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld_dest_multicast.sum,"
+                           "l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum,"
+                           "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum");
+    free(m);
+}
+
 /* A check that cannot be made is never a pass, and says why. */
 static void test_evidence_fails_closed(void **state) {
     (void)state;
@@ -1980,7 +2017,8 @@ int main(void) {
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
         cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap), cmocka_unit_test(test_second_run_differs),
         cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics), cmocka_unit_test(test_profiling_admin_only), cmocka_unit_test(test_gemm_element_bound),
-        cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_fails_closed),
+        cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_multicast),
+        cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),

@@ -1,17 +1,18 @@
 #!/bin/sh
-# Chapter 11 on the GPU before it is in course/course.yaml (issue 29): a copy
-# of the course with the chapter registered, graded through gpucourse itself.
+# Chapter 11 on the GPU in one device call (issue 29): its references and
+# stubs graded through gpucourse, its fixtures, its floors.
 #
-#   tools/verify-ch11.sh prepare   on any machine with nvcc (no GPU needed): in .verify/ch11/ the
-#                                  copy (course, exercises, solutions, harness, tests/gpu.sh with the
-#                                  draft fixtures of tests/gpu-draft/ as its tests/gpu/, gpucourse),
-#                                  and workspaces whose files are the references and the stubs,
-#                                  every library built (a fake GPU and CUDA's stub driver); then
-#                                  check-course of the copy without a GPU (carry .verify/ch11)
+#   tools/verify-ch11.sh prepare   on any machine with nvcc (no GPU needed): in .verify/ch11/ a
+#                                  copy of the course (course, exercises, solutions, harness,
+#                                  tests/gpu.sh with the fixtures of ex43 and ex44 as its
+#                                  tests/gpu/, gpucourse), and workspaces whose files are the
+#                                  references and the stubs, every library built (a fake GPU and
+#                                  CUDA's stub driver); then check-course of the copy without a
+#                                  GPU (carry .verify/ch11)
 #   tools/verify-ch11.sh run [N]   on the H100: the references graded N times (default 3) and the
 #                                  stubs once (verdicts, each timed size's you/reference and
-#                                  you/cuBLAS), the draft fixtures through tests/gpu.sh, floors from
-#                                  check-course --calibrate, and the profiler's multicast metrics
+#                                  you/cuBLAS), their fixtures through tests/gpu.sh, floors from
+#                                  check-course --calibrate
 # .verify/ is listed in .git/info/exclude; nothing in it is committed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -27,9 +28,8 @@ prepare() {
     mkdir -p "$V/tests/gpu" "$V/build" "$V/locks"
     cp -r course exercises solutions harness "$V/"
     cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
-    cp tests/gpu-draft/*.patch "$V/tests/gpu/"
+    cp tests/gpu/ex43_* tests/gpu/ex44_* "$V/tests/gpu/"
     cp build/gpucourse "$V/build/"
-    grep -q '11-past-cublas' "$V/course/course.yaml" || echo "  - 11-past-cublas" >>"$V/course/course.yaml"
     export GPUCOURSE_COURSE=$V
     for ws in refs stubs; do
         "$V/build/gpucourse" --workspace "$V/$ws" list >/dev/null
@@ -72,10 +72,10 @@ for name in ["refs-%d.json" % i for i in range(1, n + 1)] + ["stubs.json"]:
             print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r["id"], name.split(".")[0], r["verdict"], s.get("size", "-"),
                   "%.3f" % s["vs_reference"] if "vs_reference" in s else "-",
                   "%.3f" % s["vs_library"] if "vs_library" in s else "-",
-                  "%.0f" % s["tflops_student"] if "tflops_student" in s else "-", (r.get("reason") or "")[:90]))
+                  "%.0f" % s["student"]["tflops"] if "tflops" in s.get("student", {}) else "-", (r.get("reason") or "")[:90]))
 PY
     echo
-    echo "## Fixtures (tests/gpu-draft through tests/gpu.sh)"
+    echo "## Fixtures (ex43 and ex44 of tests/gpu, through tests/gpu.sh)"
     (cd "$V" && GPU_TEST_PARTS=fixtures GPU_TEST_ONLY='ex43* ex44*' GPU_TEST_CACHE=$V/refs/.build sh tests/gpu.sh) \
         >"$out/fixtures.txt" 2>&1
     grep -E '^(ok|not ok)|passed' "$out/fixtures.txt"
@@ -83,9 +83,6 @@ PY
     echo "## Floors (check-course --calibrate)"
     "$V/build/gpucourse" --workspace "$V/refs" check-course --calibrate $EXERCISES --runs 3 >"$out/calibrate.txt" 2>&1
     tail -25 "$out/calibrate.txt"
-    echo
-    echo "## The profiler's metrics that count multicast (for ex44's evidence)"
-    ncu --query-metrics --chip gh100 2>/dev/null | grep -i multicast | head -20
 }
 
 case "${1:-}" in

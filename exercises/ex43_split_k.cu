@@ -1,14 +1,14 @@
-// ex43 stream_k: the tiles shared out evenly, Stream-K
+// ex43 split_k: the last wave cut along k
 //
 // What this exercise teaches
-//   Why a fast tile loop is not yet a fast GEMM at every shape: ex33's 480
-//   tiles at 5000 x 3000 x 4096 fill 3.6 waves of 132 SMs, and the last
-//   wave runs on 60% of the machine. Stream-K gives every block the same
-//   number of k-blocks: a block's share may start and end inside a tile, so
-//   a tile can be computed by several blocks, each a partial sum over its
-//   own k-blocks. One block owns each such tile (the one with its k-block
-//   0): the others hand it their partial sums through global memory and a
-//   flag, and it adds them in a fixed order, so that every run gives the
+//   Why a fast tile loop is not yet a fast GEMM at every shape: at 3072 x
+//   3072 x 8192, ex33's 288 tiles fill two waves of 132 SMs and then 24
+//   tiles, each 128 k-blocks long, run on 18% of the machine for a third
+//   of the time. Cut those tiles along k instead, into parts done at once
+//   by different blocks, and the last wave takes a fifth as long. Each part
+//   is a partial sum; one block owns each cut tile (the one with its last
+//   part): the others hand it their partial sums through global memory and
+//   a flag, and it adds them in a fixed order, so that every run gives the
 //   same bits.
 //
 // The problem (kind gemm_bf16_kmajor, as in ex32 and ex33)
@@ -17,36 +17,33 @@
 //
 // What is given
 //   ex33's kernel, whole, walking a plan instead of a list of tiles: the
-//   plan (make_plan: the whole waves but the last done whole, the rest
-//   shared), each block's walk through its pieces (walk_next: a piece is
-//   k-blocks [k_begin, k_end) of one tile), the workspace of partial sums
-//   (a slot of 128 x 256 floats per block) and a flag per block and
-//   consumer warpgroup, save_partial and add_partial, a release store, an
-//   acquire load and a barrier of one warpgroup.
+//   plan (make_plan: how many whole waves, and how many parts to cut the
+//   other tiles into, whichever takes least time), each block's walk
+//   through its work (walk_next: a whole tile, or a piece: k-blocks
+//   [k_begin, k_end) of one tile, numbered `piece`), is_owner and
+//   is_contributor, the workspace of partial sums (a slot of 128 x 256
+//   floats per piece) and a flag per piece and consumer warpgroup,
+//   save_partial and add_partial, a release store, an acquire load and a
+//   barrier of one warpgroup.
 //
-// What to fill in
-//   1. next_contributor: the blocks whose partial sums the owner of a cut
-//      tile adds, in k order: the blocks after it whose shares start inside
-//      the tile (a share is [share_begin(b), share_begin(b + 1)) of the
-//      shared k-blocks), skipping empty shares (their flags never rise).
-//   2. A piece that starts past k-block 0 (seg.k_begin > 0): save this
-//      warpgroup's sums to the block's slot, make every thread's stores
-//      visible before the flag, raise the flag to `epoch`; write nothing
-//      to C.
-//   3. The owner of a cut tile (seg.k_begin == 0, seg.k_end < kblocks): for
-//      each contributor in turn, wait until its flag reads `epoch` (one
-//      thread, an acquire load), let the warpgroup past, add its sums; then
-//      write the tile as before.
+// What to fill in, after a piece's MMAs are done
+//   1. A contributor (is_contributor): save this warpgroup's sums to the
+//      piece's slot, make every thread's stores visible before the flag,
+//      raise the flag to `epoch`; write nothing to C.
+//   2. The owner (is_owner): for each other part of its tile in k order
+//      (pieces seg.piece - (plan.parts - 1) up to seg.piece - 1), wait
+//      until its flag reads `epoch` (one thread, an acquire load), let the
+//      warpgroup past, add its sums; then write the tile as before.
 //   As shipped every piece writes C as if it were the whole tile: a wrong
 //   answer wherever a tile is cut.
 //
 // How it is graded
 //   gpucourse grade ex43
-//   Checked against float64 at shapes from 1 x 1 x 8 to 4200 x 2100 x 200
-//   (most of them with tiles cut between blocks), each twice on the same
-//   inputs: both calls must give the same bits. Timed against the
-//   reference and cuBLAS at 5000 x 3000 x 4096, 3072 x 3072 x 8192 and
-//   4096^3. Your machine code must contain HGMMA and UTMALDG.
+//   Checked against float64 at shapes from 1 x 1 x 8 to 4200 x 2100 x
+//   1032 (most of them with tiles cut), each twice on the same inputs:
+//   both calls must give the same bits. Timed against the reference and
+//   cuBLAS at 3072 x 3072 x 8192, 4608 x 4096 x 8192 and 5000 x 3000 x
+//   4096. Your machine code must contain HGMMA and UTMALDG.
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -314,18 +311,32 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
         }
         return;
     }
+    // At an edge of C, element by element; still 32 loads of C before their
+    // stores (one element loaded, then stored, then the next: each waits for
+    // L2, and an edge tile took 4 times as long as a whole one).
 #pragma unroll
-    for (int i = 0; i < R / 4; ++i)
+    for (int i0 = 0; i0 < R / 4; i0 += 8) {
+        float old[8][2][2];
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 8; ++i)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int r = row + 8 * h, c = col + 8 * i + e;
-                if (r < M && c < N) {
-                    float* q = C + (size_t)r * N + c;
-                    *q = alpha * d[4 * i + 2 * h + e] + beta * *q;
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int r = row + 8 * h, c = col + 8 * (i0 + i) + e;
+                    old[i][h][e] = r < M && c < N ? C[(size_t)r * N + c] : 0.f;
                 }
-            }
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int r = row + 8 * h, c = col + 8 * (i0 + i) + e;
+                    if (r < M && c < N)
+                        C[(size_t)r * N + c] = alpha * d[4 * (i0 + i) + 2 * h + e] + beta * old[i][h][e];
+                }
+    }
 }
 
 }  // namespace
@@ -336,98 +347,119 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 
 // One launch's work: `tiles` tiles of `kblocks` k-blocks each, on `blocks`
 // persistent blocks. Tiles [0, dp_tiles) are done whole, block b taking b,
-// b + blocks, ...; the k-blocks of the other tiles, laid out tile after tile
-// (sk_iters of them), are cut in `blocks` equal shares.
+// b + blocks, ... (whole waves). Each of the other tiles is cut along k into
+// `parts` pieces of (nearly) equal length; the pieces, numbered tile after
+// tile (piece q is part q % parts of tile dp_tiles + q / parts), go to the
+// blocks in turn as the whole tiles did: block b takes pieces b, b + blocks,
+// ... So at any moment the blocks work on the same part of their tiles, at
+// the same k-blocks, and the tiles in flight share rows of A and columns of
+// B in L2, as in a whole wave.
 struct Plan {
-    int tiles, kblocks, blocks, dp_tiles;
-    long long sk_iters;
+    int tiles, kblocks, blocks, dp_tiles, parts;
 };
 
-// Whole waves stay whole but for the last one: it and the ragged end are
-// shared, so that no share is much smaller than a tile (a share of a few
-// k-blocks would cost more in partial sums than it saves).
+__host__ __device__ inline int plan_pieces(const Plan& p)
+{
+    return (p.tiles - p.dp_tiles) * p.parts;
+}
+
+// The plan with the least time, counted in k-blocks: the whole waves, then
+// the rounds of pieces (a round is one piece on each block). A whole tile
+// costs its k-blocks and an epilogue (EPILOGUE: writing C, in which the
+// tensor cores wait); a round of cut pieces costs a part's k-blocks and a
+// fix-up (FIXUP: the partial sums saved, the owner waiting and adding, then
+// its epilogue). Both were measured on the H100: traced with %globaltimer,
+// an epilogue took 7-10 us and a round's fix-up 10-17 us, where a k-block
+// takes 0.65 us. Keeps all whole waves, or all but one (the tiles left over
+// then fill the rounds better); a tie keeps the fewer parts and more whole.
 __host__ __device__ inline Plan make_plan(int tiles, int kblocks, int blocks)
 {
-    Plan p{tiles, kblocks, blocks, 0, 0};
-    const int waves = tiles / blocks;
-    p.dp_tiles = tiles % blocks == 0 ? tiles : waves >= 1 ? (waves - 1) * blocks : 0;
-    p.sk_iters = (long long)(tiles - p.dp_tiles) * kblocks;
-    return p;
-}
-
-// Where block b's share of the shared k-blocks starts; it ends where block
-// b + 1's starts (b = blocks: the end of them all).
-__host__ __device__ inline long long share_begin(const Plan& p, int b)
-{
-    return p.sk_iters * b / p.blocks;
-}
-
-// A piece of work: k-blocks [k_begin, k_end) of a tile.
-struct Segment {
-    int tile, k_begin, k_end;
-};
-
-// A block's walk through its pieces, in order: its whole tiles, then its
-// share, a tile at a time. Only the first piece of a share can start past a
-// tile's k-block 0, and only its last can end before the tile's end.
-struct Walk {
-    int next_whole;
-    long long at, end;
-};
-
-__host__ __device__ inline Walk walk_start(const Plan& p, int b)
-{
-    return Walk{b, share_begin(p, b), share_begin(p, b + 1)};
-}
-
-__host__ __device__ inline bool walk_next(const Plan& p, Walk& w, Segment& s)
-{
-    if (w.next_whole < p.dp_tiles) {
-        s = Segment{w.next_whole, 0, p.kblocks};
-        w.next_whole += p.blocks;
-        return true;
+    constexpr int MAX_PARTS = 8, EPILOGUE = 10, FIXUP = 16;
+    Plan best{tiles, kblocks, blocks, tiles - tiles % blocks, 1};
+    long long best_cost = -1;
+    for (int keep = 0; keep <= 1; ++keep) {
+        const int waves = tiles / blocks - keep;
+        if (waves < 0 || (keep && tiles % blocks == 0)) continue;
+        const int rest = tiles - waves * blocks;
+        for (int parts = 1; parts <= MAX_PARTS && parts <= kblocks; ++parts) {
+            const long long rounds = ((long long)rest * parts + blocks - 1) / blocks;
+            const long long per_round = (kblocks + parts - 1) / parts + (parts > 1 ? FIXUP : EPILOGUE);
+            const long long cost = (long long)waves * (kblocks + EPILOGUE) + rounds * per_round;
+            if (best_cost < 0 || cost < best_cost) best_cost = cost, best = Plan{tiles, kblocks, blocks, waves * blocks, parts};
+        }
     }
-    if (w.at >= w.end) return false;
-    const long long first = w.at / p.kblocks * p.kblocks;  // the tile's first k-block on the line
-    const long long stop = w.end < first + p.kblocks ? w.end : first + p.kblocks;
-    s = Segment{p.dp_tiles + (int)(w.at / p.kblocks), (int)(w.at - first), (int)(stop - first)};
-    w.at = stop;
+    return best;
+}
+
+// A piece of work: k-blocks [k_begin, k_end) of a tile; `piece` is its
+// number among the cut tiles' pieces (-1: a whole tile).
+struct Segment {
+    int tile, k_begin, k_end, piece;
+};
+
+// Piece q: part q % parts of its tile, k-blocks [part * kblocks / parts,
+// (part + 1) * kblocks / parts).
+__host__ __device__ inline Segment piece_at(const Plan& p, int q)
+{
+    const int part = q % p.parts;
+    return Segment{p.dp_tiles + q / p.parts, part * p.kblocks / p.parts, (part + 1) * p.kblocks / p.parts, q};
+}
+
+// A block's walk through its work, in order: its whole tiles, then its
+// pieces. `next` counts the block's turns: whole tiles first, then pieces.
+__host__ __device__ inline bool walk_next(const Plan& p, int block, int& next, Segment& s)
+{
+    const int waves = p.dp_tiles / p.blocks;
+    if (next < waves) {
+        s = Segment{block + next * p.blocks, 0, p.kblocks, -1};
+    } else {
+        const int q = block + (next - waves) * p.blocks;
+        if (q >= plan_pieces(p)) return false;
+        s = piece_at(p, q);
+    }
+    ++next;
     return true;
 }
 
-// The blocks whose partial sums the owner of a cut tile adds: those after it
-// whose shares start inside the tile (their first piece is this tile's next
-// k-blocks), skipping empty shares. `next` is the block to look at; returns
-// the next contributor, or -1 after the last.
-__host__ __device__ inline int next_contributor(const Plan& p, const Segment& s, int next)
+// The owner of a cut tile is its last part (the highest piece number: every
+// other part is taken by some block at the same turn or an earlier one, so
+// the owner never waits for a block that waits for it). The other parts are
+// the contributors: part j of the owner's tile is piece owner.piece - (parts
+// - 1) + j, done by block piece % blocks.
+__host__ __device__ inline bool is_owner(const Plan& p, const Segment& s)
 {
-    // TODO: the shared k-blocks of this tile end at (s.tile - p.dp_tiles + 1) * p.kblocks;
-    //       from block `next` on, while a block's share starts before that, return the
-    //       first whose share is not empty.
-    (void)p, (void)s, (void)next;
-    return -1;
+    return s.piece >= 0 && p.parts > 1 && s.piece % p.parts == p.parts - 1;
+}
+
+__host__ __device__ inline bool is_contributor(const Plan& p, const Segment& s)
+{
+    return s.piece >= 0 && p.parts > 1 && s.piece % p.parts != p.parts - 1;
 }
 
 // ---------------------------------------------------------------------------
 
 namespace {
 
-// This warpgroup's accumulators as a partial sum of the tile, in block b's
-// workspace slot: element i of every thread side by side (coalesced).
+// This warpgroup's accumulators as a partial sum of the tile, in a slot of
+// the workspace: four at a time (a float4 per thread), the threads' float4s
+// side by side, so that a warp's store or load is 512 contiguous bytes.
 template <int R>
 __device__ __forceinline__ void save_partial(const float (&d)[R], float* __restrict__ slot, int c)
 {
-    float* p = slot + c * 128 * R + threadIdx.x % 128;
+    float4* p = reinterpret_cast<float4*>(slot) + c * 32 * R + threadIdx.x % 128;
 #pragma unroll
-    for (int i = 0; i < R; ++i) __stcg(p + 128 * i, d[i]);
+    for (int i = 0; i < R / 4; ++i) __stcg(p + 128 * i, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
 }
 
 template <int R>
 __device__ __forceinline__ void add_partial(float (&d)[R], const float* __restrict__ slot, int c)
 {
-    const float* p = slot + c * 128 * R + threadIdx.x % 128;
+    const float4* p = reinterpret_cast<const float4*>(slot) + c * 32 * R + threadIdx.x % 128;
 #pragma unroll
-    for (int i = 0; i < R; ++i) d[i] += __ldcg(p + 128 * i);
+    for (int i = 0; i < R / 4; ++i) {
+        const float4 v = __ldcg(p + 128 * i);
+        d[4 * i] += v.x, d[4 * i + 1] += v.y, d[4 * i + 2] += v.z, d[4 * i + 3] += v.w;
+    }
 }
 
 // ex33's kernel walking the plan. Both roles walk the same pieces, and the
@@ -436,7 +468,7 @@ __device__ __forceinline__ void add_partial(float (&d)[R], const float* __restri
 // save their partial sums and raise their flag (`epoch`: this launch's
 // number, so that no flag needs clearing between launches).
 __global__ void __launch_bounds__(THREADS, 1)
-    gemm_stream_k(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+    gemm_split_k(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   float* __restrict__ C, int M, int N, int K, float alpha, float beta, Plan plan,
                   float* __restrict__ partials, unsigned* __restrict__ flags, unsigned epoch)
 {
@@ -461,7 +493,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         setmaxnreg_dec<40>();
         if (threadIdx.x == 0) {
             uint32_t it = 0;
-            for (Walk w = walk_start(plan, blockIdx.x); walk_next(plan, w, seg);) {
+            for (int turn = 0; walk_next(plan, blockIdx.x, turn, seg);) {
                 int m0, n0;
                 tile_at(seg.tile, tiles_m, tiles_n, m0, n0);
                 for (int kb = seg.k_begin; kb < seg.k_end; ++kb, ++it) {
@@ -480,7 +512,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const bool leader = threadIdx.x % 128 == 0;
         float d[BN / 2];
         uint32_t it = 0;
-        for (Walk w = walk_start(plan, blockIdx.x); walk_next(plan, w, seg);) {
+        for (int turn = 0; walk_next(plan, blockIdx.x, turn, seg);) {
             int m0, n0;
             tile_at(seg.tile, tiles_m, tiles_n, m0, n0);
             for (int kb = seg.k_begin; kb < seg.k_end; ++kb, ++it) {
@@ -501,15 +533,15 @@ __global__ void __launch_bounds__(THREADS, 1)
             fence_registers(d);
             if (leader) mbar_arrive(&empty[(it - 1) % STAGES]);
 
-            // TODO: a later piece of a cut tile (seg.k_begin > 0): save_partial into this
-            //       block's slot (partials + blockIdx.x * PARTIAL_FLOATS), a barrier of this
-            //       warpgroup (id 1 + c), then the leader: __threadfence() and
-            //       store_release(&flags[blockIdx.x * CONSUMERS + c], epoch); and no store of C.
-            // TODO: the owner of a cut tile (seg.k_end < plan.kblocks): for each contributor j
-            //       (next_contributor from blockIdx.x + 1 on), the leader spins until
-            //       load_acquire(&flags[j * CONSUMERS + c]) == epoch, the warpgroup meets at
-            //       its barrier, and every thread adds slot j (add_partial).
-            (void)leader;
+            // TODO: a contributor (is_contributor(plan, seg)): save_partial into the piece's slot
+            //       (partials + seg.piece * PARTIAL_FLOATS), a barrier of this warpgroup (id 1 + c),
+            //       then the leader: __threadfence() and
+            //       store_release(&flags[seg.piece * CONSUMERS + c], epoch); and no store of C.
+            // TODO: the owner (is_owner(plan, seg)): for each j from seg.piece - (plan.parts - 1)
+            //       to seg.piece - 1, the leader spins until load_acquire(&flags[j * CONSUMERS + c])
+            //       == epoch, the warpgroup meets at its barrier, and every thread adds slot j
+            //       (add_partial).
+            (void)leader, (void)partials, (void)flags, (void)epoch;
             store_tile(d, C, M, N, m0 + 64 * c, n0, alpha, beta);
         }
     }
@@ -524,21 +556,27 @@ extern "C" void solve(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
     const CUtensorMap a_map = bf16_map(A, M, K, BM, CU_TENSOR_MAP_SWIZZLE_128B);
     const CUtensorMap b_map = bf16_map(B, N, K, BN, CU_TENSOR_MAP_SWIZZLE_128B);
     static int sms = 0;
-    static float* partials = nullptr;  // a slot of partial sums per block, and a flag per consumer
+    static float* partials = nullptr;  // a slot of partial sums per piece, and a flag per piece and consumer
     static unsigned* flags = nullptr;
+    static int slots = 0;
     static unsigned epoch = 0;
     if (!sms) {  // 193 KB of dynamic shared memory needs the opt-in
-        cudaFuncSetAttribute(gemm_stream_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+        cudaFuncSetAttribute(gemm_split_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
         int device = 0;
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        cudaMalloc(&partials, (size_t)sms * PARTIAL_FLOATS * sizeof(float));
-        cudaMalloc(&flags, (size_t)sms * CONSUMERS * sizeof(unsigned));
-        cudaMemset(flags, 0, (size_t)sms * CONSUMERS * sizeof(unsigned));
     }
-    if (++epoch == 0) epoch = 1;  // 0 is what a flag holds before any launch
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     const Plan plan = make_plan(tiles, (K + BK - 1) / BK, sms);
+    if (plan_pieces(plan) > slots) {  // grown on the first call of a larger shape (an untimed one)
+        cudaFree(partials);
+        cudaFree(flags);
+        slots = plan_pieces(plan);
+        cudaMalloc(&partials, (size_t)slots * PARTIAL_FLOATS * sizeof(float));
+        cudaMalloc(&flags, (size_t)slots * CONSUMERS * sizeof(unsigned));
+        cudaMemset(flags, 0, (size_t)slots * CONSUMERS * sizeof(unsigned));
+    }
+    if (++epoch == 0) epoch = 1;  // 0 is what a flag holds before any launch
     // every block is resident at once (one per SM): an owner waits only for blocks that are running
-    gemm_stream_k<<<sms, THREADS, SMEM_BYTES>>>(a_map, b_map, C, M, N, K, alpha, beta, plan, partials, flags, epoch);
+    gemm_split_k<<<sms, THREADS, SMEM_BYTES>>>(a_map, b_map, C, M, N, K, alpha, beta, plan, partials, flags, epoch);
 }
