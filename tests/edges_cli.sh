@@ -116,12 +116,12 @@ t_task_strict() { printf 'alice %s\n' "$T/ws" >"$T/roster.txt" &&
                   code_is 64 "$GC" class grade "$T/roster.txt" ex01 --out "$T/grades" --task 1 &&
                   has_err "the roster has one student: 0"; }
 check "--task: strict, 0 to 1000000, then the roster's range" t_task_strict
-t_chapter_strict() { bad_numbers --chapter "chapters are 1 to 10" grade &&
-                     code_is 64 "$GC" grade --chapter 4294967297 && has_err "no chapter '4294967297': chapters are 1 to 10" &&
-                     ! grep -q "ex01" "$T/got" && code_is 64 "$GC" grade --chapter 0 && has_err "chapters are 1 to 10" &&
-                     code_is 64 "$GC" check-course --calibrate --chapter 11 && has_err "chapters are 1 to 10" &&
-                     code_is 64 "$GC" bench --chapter 2x && has_err "chapters are 1 to 10"; }
-check "--chapter 4294967297 grades nothing: usage error naming chapters 1 to 10 (grade, calibrate, bench)" t_chapter_strict
+t_chapter_strict() { bad_numbers --chapter "chapters are 1 to 11" grade &&
+                     code_is 64 "$GC" grade --chapter 4294967297 && has_err "no chapter '4294967297': chapters are 1 to 11" &&
+                     ! grep -q "ex01" "$T/got" && code_is 64 "$GC" grade --chapter 0 && has_err "chapters are 1 to 11" &&
+                     code_is 64 "$GC" check-course --calibrate --chapter 12 && has_err "chapters are 1 to 11" &&
+                     code_is 64 "$GC" bench --chapter 2x && has_err "chapters are 1 to 11"; }
+check "--chapter 4294967297 grades nothing: usage error naming chapters 1 to 11 (grade, calibrate, bench)" t_chapter_strict
 
 # --- item 17: help, suggestions, several exercises, refusals -----------------
 t_help_command() { code_is 0 "$GC" help && has "^usage: gpucourse" && has "77 no GPU (skipped)"; }
@@ -138,8 +138,8 @@ t_suggest_command() { code_is 64 "$GC" shwo ex01 && has_err "unknown command 'sh
                       code_is 64 "$GC" chek-course && has_err "did you mean 'check-course'?" &&
                       code_is 64 "$GC" frobnicate && ! grep -q "did you mean" "$T/goterr"; }
 check "a mistyped command: the nearest command" t_suggest_command
-t_chapter_range() { code_is 64 "$GC" grade --chapter 11 && has_err "no chapter '11': chapters are 1 to 10"; }
-check "grade --chapter 11: chapters are 1 to 10" t_chapter_range
+t_chapter_range() { code_is 64 "$GC" grade --chapter 12 && has_err "no chapter '12': chapters are 1 to 11"; }
+check "grade --chapter 12: chapters are 1 to 11" t_chapter_range
 t_solution_refused() { code_is 75 "$GC" solution ex02 && has_err "the reference solution of ex02 opens once you passed it" &&
                        [ ! -s "$T/got" ] && "$GC" --help | grep -q "75 not now: .*solution before a pass"; }
 check "solution before a pass: a refusal with exit 75 (not now), not a usage error" t_solution_refused

@@ -23,6 +23,9 @@ cleanup() {
 }
 trap cleanup EXIT
 export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
+# the course's size: its chapters and its last exercise (the walks go to the end)
+chapters=$(GPUCOURSE_WORKSPACE=$T/ws-size "$GC" list | grep -c '^Chapter [0-9]*: ')
+last_id=$(GPUCOURSE_WORKSPACE=$T/ws-size "$GC" list | sed -n 's/^  \[.\] \(ex[0-9]*\) .*/\1/p' | tail -1)
 unset VISUAL NO_COLOR
 E=$(printf '\033')
 C1=$(printf '\302\233') # U+009B, the one-character CSI of 8-bit terminals
@@ -218,9 +221,9 @@ EOF
     screen >"$T/screen"
     if grep -q ": result" "$T/screen"; then page_doc "$out/card-watch" && keys Escape || return 1; fi
     keys l && wait_for "Chapter 1: " || return 1
-    for ch in 1 2 3 4 5 6 7 8 9 10; do
+    for ch in $(seq "$chapters"); do
         wait_for "Chapter $ch: " && page_doc "$out/lesson-$ch" || return 1
-        [ $ch = 10 ] || keys n
+        [ "$ch" = "$chapters" ] || keys n
     done
     keys Escape && wait_for "Enter open" && keys Home && sleep 0.2 && keys Enter && wait_for "ex01 vector_add: " || return 1
     for id in $("$GC" list | sed -n 's/^  \[.\] \(ex[0-9]*\) .*/\1/p'); do
@@ -229,9 +232,10 @@ EOF
         if [ "$id" = ex01 ] || [ "$id" = ex41 ]; then
             keys s && wait_for "The reference solution of $id" && page_doc "$out/solution-$id" && keys Escape || return 1
         fi
-        [ "$id" = ex42 ] || keys n
+        [ "$id" = "$last_id" ] || keys n
     done
-    keys p && wait_for "ex41 " && keys g && wait_for "ex41 sgemm_double_buffer: result" 60 && page_doc "$out/card-ex41" || return 1
+    for i in $(seq $((${last_id#ex} - 41))); do keys p; done  # back to ex41
+    wait_for "ex41 " && keys g && wait_for "ex41 sgemm_double_buffer: result" 60 && page_doc "$out/card-ex41" || return 1
     keys q && restored
 }
 # words [WHOLE] FILE...: the words of the files (with a letter or a digit),
@@ -277,7 +281,7 @@ uncut() {
 t_walk() { walk 140 50 "$T/w140" && walk 80 24 "$T/w80"; }
 check "walk every screen at 140x50 and at 80x24: help, watch mode, every lesson to its end, every exercise with all its hints, two solutions, result cards" t_walk
 check "help at 80x24: nothing cut (the status marks)" uncut help
-t_lessons_uncut() { uncut lesson-1 lesson-2 lesson-3 lesson-4 lesson-5 lesson-6 lesson-7 lesson-8 lesson-9 lesson-10; }
+t_lessons_uncut() { uncut $(for ch in $(seq "$chapters"); do echo "lesson-$ch"; done); }
 check "every lesson at 80x24 in watch mode: nothing cut (the top bar, the end-of-lesson line)" t_lessons_uncut
 t_exercises_uncut() { uncut $(cd "$T/w140" && ls exercise-ex[0-9][0-9]); }
 check "every exercise view with its hints at 80x24: nothing cut (ex41's title, its best ratios)" t_exercises_uncut
@@ -302,7 +306,7 @@ t_course_end() {
     start_shell && start_app || return 1
     summaries_whole || return 1
     for k in G End; do
-        keys Home && sleep 0.2 && keys "$k" && wait_for "[ ] ex42" && sleep 0.3 && screen >"$T/screen" &&
+        keys Home && sleep 0.2 && keys "$k" && wait_for "[ ] $last_id" && sleep 0.3 && screen >"$T/screen" &&
             summaries_whole && shows "[x] passed" || return 1
         at=$(position 24)
         set -- $(echo "$at" | tr -- '-' ' ')

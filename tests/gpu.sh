@@ -70,13 +70,16 @@ wanted() {
 # .../reference-EX.so", a fork of them) or the fixture's own name (a marker the attack fixtures put into what they
 # start), or that still has a file of the build directory mapped (e.g. the student's library after its process
 # renamed itself). Not this shell, not pgrep/grep themselves.
+# This script and the processes that started it (whose command lines may name a fixture, as
+# GPU_TEST_ONLY does) are not survivors.
+ancestors=$(p=$$; while [ "${p:-0}" -gt 1 ]; do echo "$p"; p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null); done)
 survivors() {
     {
         pgrep -f -- "$WS/[.]build/|$1" 2>/dev/null
         for maps in /proc/[0-9]*/maps; do
             grep -qsF "$WS/.build/" "$maps" && { pid=${maps#/proc/}; echo "${pid%/maps}"; }
         done
-    } | sort -un | grep -vx -e "$$" -e '' | tr '\n' ' ' | sed 's/ *$//'
+    } | sort -un | grep -vx -e '' $(printf -- '-e %s ' $ancestors) | tr '\n' ' ' | sed 's/ *$//'
 }
 
 for f in tests/gpu/*.cu tests/gpu/*.patch; do

@@ -132,7 +132,7 @@ summaries_whole() {
     done
 }
 t_course_rows() {
-    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex42  sgemm_tf32" && summaries_whole &&
+    summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "ex44  cluster_multicast" && summaries_whole &&
         shows "[ ] ex41  sgemm_double_buffer  Two tiles in shared memory" &&
         shows "[ ] ex34  sgemm_naive          The dot product of a row of A" &&
         keys Home && keys j && wait_for "1  The thread hierarchy"
