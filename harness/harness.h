@@ -13,7 +13,7 @@
 
 // BF16 and F16 are the tensor cores' inputs (2 bytes, from cuda_bf16.h and
 // cuda_fp16.h); their outputs are F32.
-enum ElemType { ELEM_F32, ELEM_I32, ELEM_BF16, ELEM_F16 };
+enum ElemType { ELEM_F32, ELEM_I32, ELEM_BF16, ELEM_F16, ELEM_E4M3 };
 // ROLE_SCRATCH: device memory a solution may use as it likes (tile flags,
 // block partial sums), its length set by the kind; poisoned like an output
 // before every run, never checked, not counted in the bytes that must move.
@@ -67,7 +67,7 @@ enum CheckMode {
 
 // The arithmetic ceiling a compute-bound kind is held to: its peak FLOP/s
 // follows from the GPU's SM count, clock and compute capability.
-enum MathPeak { PEAK_NONE, PEAK_FP32, PEAK_TF32_TENSOR, PEAK_BF16_TENSOR };
+enum MathPeak { PEAK_NONE, PEAK_FP32, PEAK_TF32_TENSOR, PEAK_BF16_TENSOR, PEAK_FP8_TENSOR };
 
 struct KindDef {
     const char *name;

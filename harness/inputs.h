@@ -7,6 +7,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,12 +37,13 @@ static __global__ void fill_kernel(void *p, size_t n, int type, int whole, uint6
         case ELEM_I32: ((int *)p)[i] = (int)whole_value; break;
         case ELEM_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16(f); break;
         case ELEM_F16: ((__half *)p)[i] = __float2half(f); break;
+        case ELEM_E4M3: ((__nv_fp8_e4m3 *)p)[i] = __nv_fp8_e4m3(f); break;  // rounded to nearest, saturated
         default: ((float *)p)[i] = f;
         }
     }
 }
 
-static inline size_t elem_size(ElemType t) { return t == ELEM_BF16 || t == ELEM_F16 ? 2 : 4; }
+static inline size_t elem_size(ElemType t) { return t == ELEM_E4M3 ? 1 : t == ELEM_BF16 || t == ELEM_F16 ? 2 : 4; }
 
 // Array i of a problem filled from seed: each (seed, array) pair is its own stream.
 static inline void fill_array(void *p, const ArraySpec &a, int i, size_t n, uint64_t seed) {

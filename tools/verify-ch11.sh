@@ -17,7 +17,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 V=$PWD/.verify/ch11
-EXERCISES="ex43 ex44"
+EXERCISES=${EXERCISES:-"ex43 ex44"}
 export XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
 . tools/verify-lib.sh
 
@@ -30,6 +30,15 @@ prepare() {
     cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
     cp tests/gpu/ex43_* tests/gpu/ex44_* "$V/tests/gpu/"
     cp build/gpucourse "$V/build/"
+    # ex45's draft: its exercise into the copy's chapter 11, its lesson section before the checklist
+    cat course/11-past-cublas/ex45-draft.yaml >>"$V/course/11-past-cublas/chapter.yaml"
+    python3 - "$V/course/11-past-cublas" <<'PY'
+import sys
+d = sys.argv[1]
+lesson, fp8 = open(d + "/lesson.md").read(), open(d + "/fp8-draft.md").read()
+fp8 = fp8[fp8.index("## FP8"):]
+open(d + "/lesson.md", "w").write(lesson.replace("## Checklist", fp8 + "## Checklist"))
+PY
     export GPUCOURSE_COURSE=$V
     for ws in refs stubs; do
         "$V/build/gpucourse" --workspace "$V/$ws" list >/dev/null
@@ -83,6 +92,9 @@ PY
     echo "## Floors (check-course --calibrate)"
     "$V/build/gpucourse" --workspace "$V/refs" check-course --calibrate $EXERCISES --runs 3 >"$out/calibrate.txt" 2>&1
     tail -25 "$out/calibrate.txt"
+    echo
+    echo "## The profiler's FP8 tensor counters (for ex45's evidence)"
+    ncu --query-metrics --chip gh100 2>/dev/null | grep -iE 'hgmma.*(fp8|e4m3|e5m2|qgmma)|ops_path_tensor_op_hgmma' | awk '{print $1}' | head -20
 }
 
 case "${1:-}" in
