@@ -30,15 +30,7 @@ prepare() {
     cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
     cp tests/gpu/ex43_* tests/gpu/ex44_* "$V/tests/gpu/"
     cp build/gpucourse "$V/build/"
-    # ex45's draft: its exercise into the copy's chapter 11, its lesson section before the checklist
-    cat course/11-past-cublas/ex45-draft.yaml >>"$V/course/11-past-cublas/chapter.yaml"
-    python3 - "$V/course/11-past-cublas" <<'PY'
-import sys
-d = sys.argv[1]
-lesson, fp8 = open(d + "/lesson.md").read(), open(d + "/fp8-draft.md").read()
-fp8 = fp8[fp8.index("## FP8"):]
-open(d + "/lesson.md", "w").write(lesson.replace("## Checklist", fp8 + "## Checklist"))
-PY
+    sh tools/apply-drafts.sh "$V"  # ex45's draft
     export GPUCOURSE_COURSE=$V
     for ws in refs stubs; do
         "$V/build/gpucourse" --workspace "$V/$ws" list >/dev/null
