@@ -353,7 +353,8 @@ __host__ __device__ inline Plan make_plan(int tiles, int kblocks, int blocks)
             const long long rounds = ((long long)rest * parts + blocks - 1) / blocks;
             const long long per_round = (kblocks + parts - 1) / parts + (parts > 1 ? FIXUP : EPILOGUE);
             const long long cost = (long long)waves * (kblocks + EPILOGUE) + rounds * per_round;
-            if (best_cost < 0 || cost < best_cost) best_cost = cost, best = Plan{tiles, kblocks, blocks, waves * blocks, parts};
+            if (best_cost < 0 || cost < best_cost)
+                best_cost = cost, best = Plan{tiles, kblocks, blocks, waves * blocks, parts};
         }
     }
     return best;
