@@ -1,8 +1,9 @@
 #!/bin/sh
 # The drafts that wait for the H100 still build (TAP): ex45's reference and
-# stub, and its harness kind, compile for sm_90a (the course's check-course
-# compiles only what the course holds; tools/verify-ch11.sh grades the
-# drafts, applied to a copy by tools/apply-drafts.sh, on the GPU).
+# stub, and its harness kind, compile for sm_90a, and its fixtures
+# (tests/drafts/, the form of tests/gpu/) apply and compile (the course's
+# check-course compiles only what the course holds; tools/verify-ch11.sh
+# grades the drafts, applied to a copy by tools/apply-drafts.sh, on the GPU).
 cd "$(dirname "$0")/.." || exit 1
 NVCC=${GPUCOURSE_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 if [ ! -x "$NVCC" ]; then
@@ -20,6 +21,16 @@ for f in solutions/ex45_fp8_blockscaled.cu exercises/ex45_fp8_blockscaled.cu har
     else
         sed 's/^/# /' "$T/log" | head -20
         echo "not ok $n - draft $f compiles for sm_90a"
+    fi
+done
+for f in tests/drafts/*.patch; do  # the drafts' fixtures, graded on the GPU by tools/verify-ch11.sh
+    n=$((n + 1))
+    if sh tests/fixture_source.sh "$f" "$T/fixture.cu" 2>"$T/log" &&
+        "$NVCC" -std=c++17 -gencode=arch=compute_90a,code=sm_90a -c -o "$T/fixture.o" "$T/fixture.cu" >>"$T/log" 2>&1; then
+        echo "ok $n - draft fixture $f applies to its reference and compiles"
+    else
+        sed 's/^/# /' "$T/log" | head -20
+        echo "not ok $n - draft fixture $f applies to its reference and compiles"
     fi
 done
 n=$((n + 1))

@@ -28,7 +28,7 @@ prepare() {
     mkdir -p "$V/tests/gpu" "$V/build" "$V/locks"
     cp -r course exercises solutions harness "$V/"
     cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
-    cp tests/gpu/ex43_* tests/gpu/ex44_* "$V/tests/gpu/"
+    cp tests/gpu/ex43_* tests/gpu/ex44_* tests/drafts/*.patch "$V/tests/gpu/"  # the drafts' fixtures too
     cp build/gpucourse "$V/build/"
     sh tools/apply-drafts.sh "$V"  # ex45's draft
     export GPUCOURSE_COURSE=$V
@@ -76,8 +76,8 @@ for name in ["refs-%d.json" % i for i in range(1, n + 1)] + ["stubs.json"]:
                   "%.0f" % s["student"]["tflops"] if "tflops" in s.get("student", {}) else "-", (r.get("reason") or "")[:90]))
 PY
     echo
-    echo "## Fixtures (ex43 and ex44 of tests/gpu, through tests/gpu.sh)"
-    (cd "$V" && GPU_TEST_PARTS=fixtures GPU_TEST_ONLY='ex43* ex44*' GPU_TEST_CACHE=$V/refs/.build sh tests/gpu.sh) \
+    echo "## Fixtures of $EXERCISES (tests/gpu and tests/drafts, through tests/gpu.sh)"
+    (cd "$V" && GPU_TEST_PARTS=fixtures GPU_TEST_ONLY="$(echo $EXERCISES | sed 's/ex[0-9]*/&*/g')" GPU_TEST_CACHE=$V/refs/.build sh tests/gpu.sh) \
         >"$out/fixtures.txt" 2>&1
     grep -E '^(ok|not ok)|passed' "$out/fixtures.txt"
     echo
