@@ -37,7 +37,8 @@ static const char *const shared_lib_libs[] = {"-Xlinker=--as-needed", "-lcuda"};
  * installed; the real libcuda.so.1 at run time). */
 static const char *const harness_libs[] = {"-lcuda", "-ldl"};
 /* The judge's trusted runner also runs the vendor library of kinds that
- * have one: cuBLAS, needed only by the kinds that call it (--as-needed). */
+ * have one: cuBLAS (and cuBLASLt for FP8 with block scales), needed only
+ * by the kinds that call it (--as-needed). */
 static const char *const judge_libs[] = {"-Xlinker=--as-needed", "-lcublas", "-lcublasLt"};
 /* The student's runner holds no vendor library (harness/harness.h). */
 static const char *const runner_flags[] = {"-DGPUCOURSE_STUDENT_RUNNER"};

@@ -12,7 +12,8 @@
 #include <stdint.h>
 
 // BF16 and F16 are the tensor cores' inputs (2 bytes, from cuda_bf16.h and
-// cuda_fp16.h); their outputs are F32.
+// cuda_fp16.h), E4M3 their 8-bit float (1 byte, cuda_fp8.h); their outputs
+// are F32.
 enum ElemType { ELEM_F32, ELEM_I32, ELEM_BF16, ELEM_F16, ELEM_E4M3 };
 // ROLE_SCRATCH: device memory a solution may use as it likes (tile flags,
 // block partial sums), its length set by the kind; poisoned like an output
