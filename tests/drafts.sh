@@ -14,9 +14,11 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0
-for f in solutions/ex45_fp8_blockscaled.cu exercises/ex45_fp8_blockscaled.cu harness/kinds/gemm_fp8_blockscaled.cu; do
+# the kind twice: as the judge's (with its library) and as the student's runner's (without)
+for f in solutions/ex45_fp8_blockscaled.cu exercises/ex45_fp8_blockscaled.cu harness/kinds/gemm_fp8_blockscaled.cu \
+    "harness/kinds/gemm_fp8_blockscaled.cu -DGPUCOURSE_STUDENT_RUNNER"; do
     n=$((n + 1))
-    if "$NVCC" -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Iharness -c -o "$T/$n.o" "$f" >"$T/log" 2>&1; then
+    if "$NVCC" -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Iharness -c -o "$T/$n.o" $f >"$T/log" 2>&1; then
         echo "ok $n - draft $f compiles for sm_90a"
     else
         sed 's/^/# /' "$T/log" | head -20
