@@ -15,15 +15,19 @@
 //   (sb[nb * K/128 + kb]); C M x N float. K is a multiple of 128.
 //
 // What is given
-//   ex33's persistent, warp-specialized kernel, with 128 x 128 tiles and
+//   ex33's persistent, warp-specialized kernel, with 128 x 192 tiles and
 //   one stage per 128-wide block of K: the e4m3 tensor maps, the wgmma of
-//   m64n128k32 e4m3, the ring of stages, the scales of the thread's two rows
-//   (row and row + 8) and of the tile's 128 columns for each block.
+//   m64n192k32 e4m3, the ring of stages, and for each block the scales of
+//   the thread's two rows (r0 for row, r1 for row + 8) and of the two
+//   128-column blocks of B that the tile's 192 columns span (first,
+//   second).
 //
 // What to fill in
-//   After each block's four wgmma into `part` (from zero) and the wait for
-//   them: add `part` into `d`, each element scaled by the scale of its row
-//   (element i belongs to row + 8 when bit 1 of i is set) times sb.
+//   `promote`, called after each block's four wgmma into `part` (from zero)
+//   and the wait for them: add `part` into `d`, each element scaled by the
+//   scale of its row (element i belongs to row + 8 when bit 1 of i is set)
+//   times the scale of its column's 128-column block (element i is in
+//   columns 8 * (i / 4).., in the first block when i / 4 < J).
 //   As shipped the partial sums are added unscaled: a wrong answer.
 //
 // How it is graded
@@ -178,20 +182,22 @@ static CUtensorMap e4m3_map(const void* base, int rows, int cols, int box_rows)
     return map;
 }
 
-// D (64 x 128, f32, 64 per thread) = A (64 x 32) * B (32 x 128) + (accumulate ? D : 0),
+// D (64 x 192, f32, 96 per thread) = A (64 x 32) * B (32 x 192) + (accumulate ? D : 0),
 // e4m3 operands read from shared memory through their descriptors, both
 // K-major (the only layout wgmma takes for 8-bit types).
-__device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate)
+__device__ __forceinline__ void wgmma_m64n192k32_e4m3(float (&d)[96], uint64_t desc_a, uint64_t desc_b, int accumulate)
 {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 "
         "{"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1;\n}"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+        "}, %96, %97, p, 1, 1;\n}"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -199,7 +205,11 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t d
           "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
@@ -207,8 +217,8 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t d
 
 namespace {
 
-constexpr int BM = 128, BN = 128, BK = 128;  // the tile of C, and K per stage: one block of the scales
-constexpr int STAGES = 6;                    // 6 x 32 KB of ring
+constexpr int BM = 128, BN = 192, BK = 128;  // the tile of C, and K per stage: one block of the scales
+constexpr int STAGES = 5;                    // 5 x 40 KB of ring
 constexpr int CONSUMERS = 2;                 // warpgroups, 64 rows of the tile each
 constexpr int THREADS = 128 * (1 + CONSUMERS);
 constexpr int GROUP_M = 16;                  // tile rows walked before moving right (L2 reuse)
@@ -259,6 +269,24 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
                 if (c + 1 < N) p[1] = d[4 * i + 2 * h + 1];
             }
         }
+}
+
+// The promotion of one k-block: d += part, each element scaled by its
+// row's scale (r0 for the thread's first row, r1 for row + 8: bit 1 of i)
+// times the scale of its 128-column block of B. A tile of 192 columns
+// spans two blocks: its columns 8j.. (elements 4j..4j+3) are in the first
+// for j < J, in the second after. J is a constant (16 where the tile starts
+// a block, 8 where it starts in the middle of one), so each element's
+// scale is chosen when compiling.
+template <int J>
+__device__ __forceinline__ void promote(float (&d)[BN / 2], const float (&part)[BN / 2], float r0, float r1,
+                                        float first, float second)
+{
+    // TODO: each part[i] times its row's scale (r1 where bit 1 of i is set, else
+    //       r0) times its block's (first where i / 4 < J, else second), added into d[i].
+    (void)r0, (void)r1, (void)first, (void)second;
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) d[i] += part[i];
 }
 
 // One persistent block per SM walks tiles as in ex33. Each stage is one
@@ -316,30 +344,30 @@ __global__ void __launch_bounds__(THREADS, 1)
             const int row = m0 + 64 * c + 16 * warp + lane / 4;  // this thread's rows: row and row + 8
             const float* sa0 = sa + min(row, M - 1);  // sa[kb * M + row]: M-major, as cuBLASLt takes it
             const float* sa1 = sa + min(row + 8, M - 1);
-            const float* sbt = sb + (size_t)(n0 / 128) * kblocks;
+            // B's scales of the tile's two 128-column blocks (the second clamped at the right edge)
+            const float* sb_first = sb + (size_t)(n0 / 128) * kblocks;
+            const float* sb_second = sb + (size_t)min(n0 / 128 + 1, (N - 1) / 128) * kblocks;
+            const bool starts_mid_block = n0 % 128 != 0;  // odd tile columns: n0 = 192 t
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
-                const float scale0 = __ldg(sa0 + (size_t)kb * M) * __ldg(sbt + kb),
-                            scale1 = __ldg(sa1 + (size_t)kb * M) * __ldg(sbt + kb);
+                const float r0 = __ldg(sa0 + (size_t)kb * M), r1 = __ldg(sa1 + (size_t)kb * M);
+                const float first = __ldg(sb_first + kb), second = __ldg(sb_second + kb);
                 mbar_wait(&full[s], (it / STAGES) & 1);
                 const unsigned char* a = as + s * A_BYTES + c * 64 * BK;
                 const unsigned char* b = bs + s * B_BYTES;
                 wgmma_fence();
 #pragma unroll
                 for (int ks = 0; ks < BK / 32; ++ks)
-                    wgmma_m64n128k32_e4m3(part, make_desc(a + 32 * ks, LBO, SBO, SWIZZLE_128B),
+                    wgmma_m64n192k32_e4m3(part, make_desc(a + 32 * ks, LBO, SBO, SWIZZLE_128B),
                                           make_desc(b + 32 * ks, LBO, SBO, SWIZZLE_128B), ks > 0);
                 wgmma_commit();
                 wgmma_wait<0>();
                 fence_registers(part);
                 if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);
-                // TODO: the promotion: each part[i] scaled by its row's scale (scale1 where
-                //       bit 1 of i is set, else scale0), added into d[i].
-                (void)scale0, (void)scale1;
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i) d[i] += part[i];
+                if (starts_mid_block) promote<8>(d, part, r0, r1, first, second);
+                else promote<16>(d, part, r0, r1, first, second);
             }
             store_tile(d, C, M, N, m0 + 64 * c, n0);
         }

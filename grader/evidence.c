@@ -16,6 +16,14 @@ static const double TENSOR_SHARE = 0.95;
  * the tensor cores keeps the pipe busy about 2e-3 cycles per FLOP at
  * 4096^3; the FP32 SIMT references read 0 to 5e-8 (H100). */
 static const double TENSOR_IDLE = 1e-5;
+/* gmma_type: e4m3. The H100's profiler counts no FLOPs for FP8 warpgroup
+ * MMAs (QGMMA), so an FP8 GEMM is known by two things together: the tensor
+ * pipe busy at least FP8_BUSY cycles per FLOP (ex45's reference reads
+ * 5.0e-4 at 4096^3, the SIMT references 0 to 5e-8), and at most
+ * FP8_OTHER_SHARE of the FLOPs counted on the 16-bit and TF32 paths
+ * (operands widened to BF16 and multiplied there would show). */
+static const double FP8_BUSY = 1e-4;
+static const double FP8_OTHER_SHARE = 0.05;
 
 /* The counter of an input type under a tensor path. */
 static const char *ops_counter(const char *path, const char *word) {
@@ -25,16 +33,20 @@ static const char *ops_counter(const char *path, const char *word) {
     return g ? OPS("hgmma", "tf32_dst_fp32") : OPS("hmma", "tf32_dst_fp32");
 }
 
-/* The counters a requirement reads (NULL-terminated, at most 3). */
-static void counters_of(const Requirement *r, const char *out[4]) {
+/* The counters a requirement reads (NULL-terminated, at most MAX_READ). */
+enum { MAX_READ = 6 };
+static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
     const char *k = r->key->key;
-    memset(out, 0, 4 * sizeof *out);
+    memset(out, 0, (MAX_READ + 1) * sizeof *out);
     if (!strcmp(k, "tma_load_share")) out[0] = TMA_LOAD_BYTES, out[1] = LOAD_SECTORS;
     else if (!strcmp(k, "tma_store_share")) out[0] = TMA_STORE_BYTES, out[1] = STORE_SECTORS;
     else if (!strcmp(k, "tma_multicast_share"))
         out[0] = TMA_MULTICAST_BYTES, out[1] = TMA_MULTICAST_REQUESTS, out[2] = TMA_LOAD_BYTES;
     else if (!strcmp(k, "mma_type")) out[0] = ops_counter("hmma", r->word);
-    else if (!strcmp(k, "gmma_type")) out[0] = ops_counter("hgmma", r->word);
+    else if (!strcmp(k, "gmma_type") && !strcmp(r->word, "e4m3")) {
+        out[0] = TENSOR_CYCLES, out[1] = OPS("hgmma", "bf16_dst_fp32"), out[2] = OPS("hgmma", "fp16");
+        out[3] = OPS("hgmma", "tf32_dst_fp32"), out[4] = OPS("hmma", "bf16_dst_fp32"), out[5] = OPS("hmma", "fp16");
+    } else if (!strcmp(k, "gmma_type")) out[0] = ops_counter("hgmma", r->word);
     else if (!strcmp(k, "ldsm_share")) out[0] = LDSM_INSTS, out[1] = SHARED_LOAD_INSTS;
     else if (!strcmp(k, "ldgsts_share")) out[0] = LDGSTS_INSTS, out[1] = GLOBAL_LOAD_INSTS;
     else if (!strcmp(k, "bank_conflicts_max")) out[0] = BANK_CONFLICTS, out[1] = SHARED_WAVEFRONTS;
@@ -46,7 +58,7 @@ char *evidence_metrics(const Exercise *e) {
     if (e->nevidence == 0) return NULL;
     StrList all = {0};
     for (int i = 0; i < e->nevidence; i++) {
-        const char *names[4];
+        const char *names[MAX_READ + 1];
         counters_of(&e->evidence[i], names);
         for (int k = 0; names[k]; k++) {
             bool seen = false;
@@ -129,8 +141,8 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
     int n = 0;
     for (int i = 0; i < e->nevidence && n < MAX_EVIDENCE; i++) {
         const Requirement *r = &e->evidence[i];
-        const char *names[4];
-        double v[3] = {0, 0, 0};
+        const char *names[MAX_READ + 1];
+        double v[MAX_READ] = {0};
         counters_of(r, names);
         for (int k = 0; names[k]; k++)
             if (!evidence_value(c, names[k], &v[k])) {
@@ -161,6 +173,21 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
             m = fmax(v[0] - 128 * v[1], 0) / fmax(v[2], 1);
             snprintf(l->text, sizeof l->text, "TMA multicast: %.2f of the bytes TMA loaded landed in another block "
                      "(at least %.2f)", m, bound);
+        } else if (!strcmp(k, "gmma_type") && !strcmp(r->word, "e4m3")) {
+            if (c->flops <= 0) {
+                *missing = EVIDENCE_NO_FLOPS;
+                return n - 1;
+            }
+            double other = (v[1] + v[2] + v[3] + v[4] + v[5]) / c->flops;
+            bound = FP8_BUSY;
+            m = v[0] / c->flops;
+            snprintf(l->text, sizeof l->text, "wgmma e4m3: the tensor pipe busy %.1e cycles per FLOP (at least %.0e), "
+                     "%.2f of the FLOPs as 16-bit or TF32 MMAs (at most %.2f)", m, bound, other, FP8_OTHER_SHARE);
+            l->measured = m;
+            l->bound = bound;
+            l->ok = m >= bound && other <= FP8_OTHER_SHARE;
+            if (!l->ok && *unmet < 0) *unmet = n - 1;
+            continue;
         } else if (!strcmp(k, "mma_type") || !strcmp(k, "gmma_type")) {
             bound = TENSOR_SHARE;
             if (c->flops <= 0) {

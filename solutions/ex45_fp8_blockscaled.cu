@@ -1,4 +1,4 @@
-// ex45 fp8_blockscaled -- reference solution (a draft for chapter 11, issue 29)
+// ex45 fp8_blockscaled -- reference solution
 //
 // C = (A * B^T) with DeepSeek-V3's block scales: A (M x K) and B (N x K) in
 // e4m3, K-major; sa a float scale per row of A and 128 of K, stored
@@ -8,22 +8,23 @@
 // k-blocks kb of sa[kb][m] * sb[n/128][kb] * (sum over k in kb of A[m][k] *
 // B[n][k]). K is a multiple of 128.
 //
-// Measured with a standalone driver on the H100 (not yet through the
-// grader): its error against float64 is the same as cuBLASLt's block-scaled
-// FP8 GEMM's, to the last digit printed (worst 0.9e-4 to 1.3e-4 of each
-// element's magnitude, relative Frobenius 1.1e-4: the same promotion every
-// 128 of K), at shapes with tails too (129 x 130 x 128, 777 x 1500 x 2048,
-// which cuBLASLt declines: M and N must be multiples of 16 there). Speed,
-// best of 15 calls: 838-862 TFLOP/s at 4096^3 against cuBLASLt's 1118-1139,
-// 834 against 1305 at 8192^3, 714 against 988 at 5000 x 3000 x 4096.
-// Through the grader (kind gemm_fp8_blockscaled, the draft entry of
-// course/11-past-cublas/ex45-draft.yaml, tools/verify-ch11.sh): correct at
-// every check size, 762-774 TFLOP/s at 4096^3, 0.61-0.72 of cuBLASLt's. Its
-// wgmma is QGMMA in the machine code. Not yet in the course (issue 29): the
-// evidence of the FP8 type (a QGMMA counter) and the ladder to cuBLASLt's
-// speed come next.
+// The tile is 128 x 192: 128 x 128 (the first version) read 32 KB of
+// operands per 4.2 MFLOP and kept the tensor pipe 50% busy at 4096^3;
+// 128 x 192 reads 40 KB per 6.3 MFLOP and keeps it 60% busy (ncu). Through
+// the grader on the H100, 128 x 128 made 762-774 TFLOP/s at 4096^3, 763-782
+// at 8192^3 and 668-670 at 5000 x 3000 x 4096 (0.61-0.72 of cuBLASLt).
+// 128 x 256 would need 256 accumulator registers a thread (part and d). A
+// second `part`, to promote one block while the next one's wgmma run,
+// spills and is serialized by ptxas (C7514): 826, 871 and 709 TFLOP/s in a
+// standalone driver, against 837, 1008 and 887 for 128 x 192 in the same run.
+// Its error against float64 is cuBLASLt's (worst 0.9e-4 to 1.3e-4 of each
+// element's magnitude: the same promotion every 128 of K), tails included.
+// Through the grader (tools/verify-ch11.sh, two grades): 784-787 TFLOP/s at
+// 4096^3, 972-976 at 8192^3, 797-799 at 5000 x 3000 x 4096; 0.72, 0.75 and
+// 0.81 of cuBLASLt's block-scaled FP8 GEMM. Its wgmma is QGMMA in the
+// machine code; the tensor pipe is busy 5.0e-4 cycles per FLOP.
 //
-// ex33's persistent, warp-specialized kernel with 128 x 128 tiles: each
+// ex33's persistent, warp-specialized kernel with 128 x 192 tiles: each
 // stage is one 128-wide block of K, computed on the tensor cores from zero
 // and promoted into float accumulators on the CUDA cores, scaled.
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
@@ -172,20 +173,22 @@ static CUtensorMap e4m3_map(const void* base, int rows, int cols, int box_rows)
     return map;
 }
 
-// D (64 x 128, f32, 64 per thread) = A (64 x 32) * B (32 x 128) + (accumulate ? D : 0),
+// D (64 x 192, f32, 96 per thread) = A (64 x 32) * B (32 x 192) + (accumulate ? D : 0),
 // e4m3 operands read from shared memory through their descriptors, both
 // K-major (the only layout wgmma takes for 8-bit types).
-__device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate)
+__device__ __forceinline__ void wgmma_m64n192k32_e4m3(float (&d)[96], uint64_t desc_a, uint64_t desc_b, int accumulate)
 {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 "
         "{"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1;\n}"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+        "}, %96, %97, p, 1, 1;\n}"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -193,7 +196,11 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t d
           "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
@@ -201,8 +208,8 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t d
 
 namespace {
 
-constexpr int BM = 128, BN = 128, BK = 128;  // the tile of C, and K per stage: one block of the scales
-constexpr int STAGES = 6;                    // 6 x 32 KB of ring
+constexpr int BM = 128, BN = 192, BK = 128;  // the tile of C, and K per stage: one block of the scales
+constexpr int STAGES = 5;                    // 5 x 40 KB of ring
 constexpr int CONSUMERS = 2;                 // warpgroups, 64 rows of the tile each
 constexpr int THREADS = 128 * (1 + CONSUMERS);
 constexpr int GROUP_M = 16;                  // tile rows walked before moving right (L2 reuse)
@@ -253,6 +260,22 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
                 if (c + 1 < N) p[1] = d[4 * i + 2 * h + 1];
             }
         }
+}
+
+// The promotion of one k-block: d += part, each element scaled by its
+// row's scale (r0 for the thread's first row, r1 for row + 8: bit 1 of i)
+// times the scale of its 128-column block of B. A tile of 192 columns
+// spans two blocks: its columns 8j.. (elements 4j..4j+3) are in the first
+// for j < J, in the second after. J is a constant (16 where the tile starts
+// a block, 8 where it starts in the middle of one), so each element's
+// scale is chosen when compiling.
+template <int J>
+__device__ __forceinline__ void promote(float (&d)[BN / 2], const float (&part)[BN / 2], float r0, float r1,
+                                        float first, float second)
+{
+    const float s0a = r0 * first, s1a = r1 * first, s0b = r0 * second, s1b = r1 * second;
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) d[i] += part[i] * (i / 4 < J ? ((i & 2) ? s1a : s0a) : ((i & 2) ? s1b : s0b));
 }
 
 // One persistent block per SM walks tiles as in ex33. Each stage is one
@@ -310,27 +333,30 @@ __global__ void __launch_bounds__(THREADS, 1)
             const int row = m0 + 64 * c + 16 * warp + lane / 4;  // this thread's rows: row and row + 8
             const float* sa0 = sa + min(row, M - 1);  // sa[kb * M + row]: M-major, as cuBLASLt takes it
             const float* sa1 = sa + min(row + 8, M - 1);
-            const float* sbt = sb + (size_t)(n0 / 128) * kblocks;
+            // B's scales of the tile's two 128-column blocks (the second clamped at the right edge)
+            const float* sb_first = sb + (size_t)(n0 / 128) * kblocks;
+            const float* sb_second = sb + (size_t)min(n0 / 128 + 1, (N - 1) / 128) * kblocks;
+            const bool starts_mid_block = n0 % 128 != 0;  // odd tile columns: n0 = 192 t
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
-                const float scale0 = __ldg(sa0 + (size_t)kb * M) * __ldg(sbt + kb),
-                            scale1 = __ldg(sa1 + (size_t)kb * M) * __ldg(sbt + kb);
+                const float r0 = __ldg(sa0 + (size_t)kb * M), r1 = __ldg(sa1 + (size_t)kb * M);
+                const float first = __ldg(sb_first + kb), second = __ldg(sb_second + kb);
                 mbar_wait(&full[s], (it / STAGES) & 1);
                 const unsigned char* a = as + s * A_BYTES + c * 64 * BK;
                 const unsigned char* b = bs + s * B_BYTES;
                 wgmma_fence();
 #pragma unroll
                 for (int ks = 0; ks < BK / 32; ++ks)
-                    wgmma_m64n128k32_e4m3(part, make_desc(a + 32 * ks, LBO, SBO, SWIZZLE_128B),
+                    wgmma_m64n192k32_e4m3(part, make_desc(a + 32 * ks, LBO, SBO, SWIZZLE_128B),
                                           make_desc(b + 32 * ks, LBO, SBO, SWIZZLE_128B), ks > 0);
                 wgmma_commit();
                 wgmma_wait<0>();
                 fence_registers(part);
                 if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i) d[i] += part[i] * ((i & 2) ? scale1 : scale0);
+                if (starts_mid_block) promote<8>(d, part, r0, r1, first, second);
+                else promote<16>(d, part, r0, r1, first, second);
             }
             store_tile(d, C, M, N, m0 + 64 * c, n0);
         }

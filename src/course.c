@@ -446,7 +446,7 @@ const EvidenceKey course_evidence_keys[] = {
     {"tma_store_share", NULL, 0.01, 1},
     {"tma_multicast_share", NULL, 0.01, 1},
     {"mma_type", "bf16 f16 tf32", 0, 0},
-    {"gmma_type", "bf16 f16 tf32", 0, 0},
+    {"gmma_type", "bf16 f16 tf32 e4m3", 0, 0},
     {"ldsm_share", NULL, 0.01, 1},
     {"ldgsts_share", NULL, 0.01, 1},
     {"bank_conflicts_max", NULL, 0, 1},

@@ -390,7 +390,7 @@ static void test_evidence_keys(void **state) {
                    "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
                    "load_sectors_min, tensor_cores) (in exercise 'ex02')");
     expect_problem(from, "    evidence: {gmma_type: fp8}\n",
-                   "course/01-one/chapter.yaml:28:27: evidence 'gmma_type' must be one of: bf16 f16 tf32 (in exercise "
+                   "course/01-one/chapter.yaml:28:27: evidence 'gmma_type' must be one of: bf16 f16 tf32 e4m3 (in exercise "
                    "'ex02')");
     expect_problem(from, "    evidence: {tma_load_share: 1.5}\n",
                    "course/01-one/chapter.yaml:28:32: evidence 'tma_load_share' must be a number from 0.01 to 1 (in "

@@ -1163,6 +1163,58 @@ static void test_evidence_multicast(void **state) {
     free(m);
 }
 
+/* ex45's requirement, gmma_type: e4m3, on counters recorded on the H100 at
+ * 4096^3 (its reference: the tensor pipe 5.0e-4 cycles per FLOP, nothing on
+ * the 16-bit paths), and two answers made from them: the operands widened
+ * to BF16 for HGMMA (every FLOP on the BF16 path), and FFMA products beside
+ * one token QGMMA (the pipe nearly idle). */
+static void test_evidence_fp8(void **state) {
+    (void)state;
+    const char *names[] = {"evidence_fp8_pass", "evidence_fp8_widened", "evidence_fp8_simt"};
+    const Verdict expect[] = {V_PASS, V_REQUIREMENT, V_REQUIREMENT};
+    const char *text[] = {"wgmma e4m3: the tensor pipe busy 5.0e-04 cycles per FLOP (at least 1e-04), 0.00 of the FLOPs as "
+                          "16-bit or TF32 MMAs (at most 0.05)",
+                          "busy 1.0e-03 cycles per FLOP (at least 1e-04), 1.00 of the FLOPs as 16-bit",
+                          "busy 4.8e-07 cycles per FLOP (at least 1e-04), 0.00 of the FLOPs"};
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("gmma_type"), 0, "e4m3"};
+    e.nevidence = 1;
+    for (int i = 0; i < 3; i++) {
+        char *path = xprintf("tests/data/%s.txt", names[i]);
+        char *data = read_file(path, NULL);
+        assert_non_null(data);
+        GradeResult r;
+        memset(&r, 0, sizeof r);
+        grade_decide(&r, &e, &exited_ok, data, "N1");
+        grade_check_evidence(&r, &e);
+        assert_int_equal(r.verdict, expect[i]);
+        assert_non_null(strstr(r.evidence[0].text, text[i]));
+        if (expect[i] == V_REQUIREMENT) assert_non_null(strstr(r.reason, "wgmma e4m3"));
+        grade_result_free(&r);
+        free(data);
+        free(path);
+    }
+    char *m = evidence_metrics(&e);
+    assert_string_equal(m, "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum,"
+                           "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_fp16.sum,"
+                           "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,"
+                           "sm__ops_path_tensor_op_hmma_src_fp16.sum");
+    free(m);
+    /* one counter missing: nothing is decided */
+    char *data = read_file("tests/data/evidence_fp8_pass.txt", NULL);
+    char *cut = strstr(data, "counter: sm__ops_path_tensor_op_hmma_src_fp16.sum 0\n");
+    assert_non_null(cut);
+    memset(cut, ' ', strlen("counter: sm__ops_path_tensor_op_hmma_src_fp16.sum 0"));
+    GradeResult r;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, data, "N1");
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "without sm__ops_path_tensor_op_hmma_src_fp16.sum"));
+    grade_result_free(&r);
+    free(data);
+}
+
 /* A check that cannot be made is never a pass, and says why. */
 static void test_evidence_fails_closed(void **state) {
     (void)state;
@@ -2018,6 +2070,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap), cmocka_unit_test(test_second_run_differs),
         cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics), cmocka_unit_test(test_profiling_admin_only), cmocka_unit_test(test_gemm_element_bound),
         cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_multicast),
+        cmocka_unit_test(test_evidence_fp8),
         cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),

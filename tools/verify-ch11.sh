@@ -4,7 +4,7 @@
 #
 #   tools/verify-ch11.sh prepare   on any machine with nvcc (no GPU needed): in .verify/ch11/ a
 #                                  copy of the course (course, exercises, solutions, harness,
-#                                  tests/gpu.sh with the fixtures of ex43 and ex44 as its
+#                                  tests/gpu.sh with the fixtures of chapter 11 as its
 #                                  tests/gpu/, gpucourse), and workspaces whose files are the
 #                                  references and the stubs, every library built (a fake GPU and
 #                                  CUDA's stub driver); then check-course of the copy without a
@@ -17,7 +17,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 V=$PWD/.verify/ch11
-EXERCISES=${EXERCISES:-"ex43 ex44"}
+EXERCISES=${EXERCISES:-"ex43 ex44 ex45"}
 export XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
 . tools/verify-lib.sh
 
@@ -28,9 +28,8 @@ prepare() {
     mkdir -p "$V/tests/gpu" "$V/build" "$V/locks"
     cp -r course exercises solutions harness "$V/"
     cp tests/gpu.sh tests/fixture_source.sh "$V/tests/"
-    cp tests/gpu/ex43_* tests/gpu/ex44_* tests/drafts/*.patch "$V/tests/gpu/"  # the drafts' fixtures too
+    cp tests/gpu/ex43_* tests/gpu/ex44_* tests/gpu/ex45_* "$V/tests/gpu/"
     cp build/gpucourse "$V/build/"
-    sh tools/apply-drafts.sh "$V"  # ex45's draft
     export GPUCOURSE_COURSE=$V
     for ws in refs stubs; do
         "$V/build/gpucourse" --workspace "$V/$ws" list >/dev/null
@@ -76,7 +75,7 @@ for name in ["refs-%d.json" % i for i in range(1, n + 1)] + ["stubs.json"]:
                   "%.0f" % s["student"]["tflops"] if "tflops" in s.get("student", {}) else "-", (r.get("reason") or "")[:90]))
 PY
     echo
-    echo "## Fixtures of $EXERCISES (tests/gpu and tests/drafts, through tests/gpu.sh)"
+    echo "## Fixtures of $EXERCISES (tests/gpu, through tests/gpu.sh)"
     (cd "$V" && GPU_TEST_PARTS=fixtures GPU_TEST_ONLY="$(echo $EXERCISES | sed 's/ex[0-9]*/&*/g')" GPU_TEST_CACHE=$V/refs/.build sh tests/gpu.sh) \
         >"$out/fixtures.txt" 2>&1
     grep -E '^(ok|not ok)|passed' "$out/fixtures.txt"
@@ -85,8 +84,12 @@ PY
     "$V/build/gpucourse" --workspace "$V/refs" check-course --calibrate $EXERCISES --runs 3 >"$out/calibrate.txt" 2>&1
     tail -25 "$out/calibrate.txt"
     echo
-    echo "## The profiler's FP8 tensor counters (for ex45's evidence)"
-    ncu --query-metrics --chip gh100 2>/dev/null | grep -iE 'hgmma.*(fp8|e4m3|e5m2|qgmma)|ops_path_tensor_op_hgmma' | awk '{print $1}' | head -20
+    echo "## Evidence of the references (the first grade)"
+    python3 -c "
+import json, sys
+for r in json.load(open(sys.argv[1]))['results']:
+    for l in r.get('evidence') or []:
+        print(r['id'], '|', l.get('text'), '|', l.get('met'))" "$out/refs-1.json"
 }
 
 case "${1:-}" in
