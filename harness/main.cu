@@ -543,9 +543,14 @@ static void calibrate_idle_probe(void) {
 // gradings away (grader/gpulock.c); NVML shows everything else.
 static bool watching_neighbours = false;
 
-// The judge's own processes: it and its two runners.
-static void own_pids(int own[3]) {
-    own[0] = getpid(), own[1] = student_runner.pid, own[2] = trusted_runner.pid;
+// The student's first runner, once the second run started another
+// (same_bits_in_a_new_runner): NVML's samples still name it for a while.
+static pid_t retired_student_runner = -1;
+
+// The judge's own processes: it and its runners.
+enum { OWN_PIDS = 4 };
+static void own_pids(int own[OWN_PIDS]) {
+    own[0] = getpid(), own[1] = student_runner.pid, own[2] = trusted_runner.pid, own[3] = retired_student_runner;
 }
 
 static void watch_neighbours(const cudaDeviceProp &prop) {
@@ -580,6 +585,10 @@ static int physical_core(int cpu) {
     }
     return ids[0] < 0 || ids[1] < 0 ? -1 - cpu : ids[0] * 65536 + ids[1];
 }
+
+// The runners' CPU (pin_cpus), for a student's runner started again.
+static cpu_set_t runner_cpus;
+static bool runners_pinned;
 
 // Every thread of a runner onto one CPU (threads it starts later inherit it).
 static void pin_runner(const Runner &r, const cpu_set_t *set) {
@@ -624,17 +633,21 @@ static void pin_cpus(const cudaDeviceProp &prop) {
     CPU_SET(runner_cpu, &set);
     pin_runner(trusted_runner, &set);
     pin_runner(student_runner, &set);
+    runner_cpus = set, runners_pinned = true;
     trace("CPUs: the judge on %d, both runners on %d (slot %u, %d CPUs to choose from)", judge_cpu, runner_cpu, slot, n);
 }
 
 // Whether a process other than ours holds a context on the GPU now (when
 // NVML cannot say: as if one did).
 static bool strangers_now(void) {
-    int pids[256], own[3];
+    int pids[256], own[OWN_PIDS];
     int n = neighbours_contexts(pids, 256);
     own_pids(own);
-    for (int i = 0; i < n; i++)
-        if (pids[i] != own[0] && pids[i] != own[1] && pids[i] != own[2]) return true;
+    for (int i = 0; i < n; i++) {
+        bool ours = false;
+        for (int k = 0; k < OWN_PIDS; k++) ours |= pids[i] == own[k];
+        if (!ours) return true;
+    }
     return n < 0;
 }
 
@@ -646,18 +659,18 @@ static bool strangers_now(void) {
 static bool neighbours_since(unsigned long long since_us, bool strangers, char *text, size_t size) {
     static const unsigned long long PERIOD_US = 250 * 1000;
     static GpuUse use[1024];
-    int own[3];
+    int own[OWN_PIDS];
     GpuUse other[4];
     char why[256];
     text[0] = '\0';
     if (!watching_neighbours) return false;
     own_pids(own);
     int n = neighbours_samples(since_us - PERIOD_US, use, 1024, why, sizeof why);
-    int found = n < 0 ? 0 : rules_neighbours(use, n, own, 3, other, 4);
+    int found = n < 0 ? 0 : rules_neighbours(use, n, own, OWN_PIDS, other, 4);
     if (n >= 0 && !found && strangers) {
         usleep(PERIOD_US);
         n = neighbours_samples(since_us - PERIOD_US, use, 1024, why, sizeof why);
-        found = n < 0 ? 0 : rules_neighbours(use, n, own, 3, other, 4);
+        found = n < 0 ? 0 : rules_neighbours(use, n, own, OWN_PIDS, other, 4);
     }
     if (n < 0) {
         result("neighbours: unwatched: %s", why);
@@ -980,7 +993,7 @@ static void check_student_maps(void) {
 // ---------------------------------------------------------------- calls
 
 static double tol_rel = 1e-5, tol_abs = 1e-6;
-static bool deterministic;  // --deterministic: the same inputs must give the same bits (same_bits_again)
+static bool deterministic;  // --deterministic: the same inputs must give the same bits (same_bits_in_a_new_runner)
 static void *flush_buf;
 static size_t flush_bytes;
 
@@ -1220,14 +1233,20 @@ static std::vector<std::vector<char>> student_outputs(const Problem &p) {
     return out;
 }
 
-// --deterministic, once a call's values were right: a second call on the
-// same inputs (call prepares them afresh), its outputs compared bit for bit
-// with the first call's. A sum whose order changes between runs (partial
-// sums added with atomicAdd) gives other bits: a failed check "(second
-// run)" with the first elements that changed.
-static bool same_bits_again(Problem &p, const Scalars &s, const char *dtext,
-                            const std::vector<std::vector<char>> &first) {
-    call(p, STUDENT, s, false);
+// --deterministic: each check size's inputs (its seed) and the student's
+// first outputs, kept for the second run (check sizes are small).
+struct FirstRun {
+    Dims dims;
+    uint64_t seed;
+    std::vector<std::vector<char>> outputs;
+};
+static std::vector<FirstRun> first_runs;
+
+// The outputs of the second run at one check size against the first's, bit
+// for bit. A sum whose order changes between runs (partial sums added with
+// atomicAdd) gives other bits: a failed check "(second run)" with the first
+// elements that changed.
+static bool same_bits(Problem &p, const char *dtext, const std::vector<std::vector<char>> &first) {
     std::vector<std::vector<char>> again = student_outputs(p);
     size_t changed = 0;
     int shown = 0;
@@ -1251,6 +1270,40 @@ static bool same_bits_again(Problem &p, const Scalars &s, const char *dtext,
     result("check: %s fail %zu (second run)", dtext, changed);
     for (int k = 0; k < shown; k++) result("%s", lines[k]);
     return false;
+}
+
+static void await_student_runner(void);
+
+// --deterministic, once every check size's values were right: the second
+// run. The student's runner is started again, so nothing of the first calls
+// can answer for the second (a copy of the first outputs kept in the
+// process or on the GPU goes with the process; the sandbox lets it write no
+// file), then each check size is called on the same inputs (the same seed)
+// and its outputs compared bit for bit with the first call's.
+static bool same_bits_in_a_new_runner(const char *runner, const char *student) {
+    retired_student_runner = student_runner.pid;
+    kill(student_runner.pid, SIGKILL);
+    waitpid(student_runner.pid, NULL, 0);
+    close(student_runner.sock);
+    student_runner = {-1, -1, 0, false};
+    spawn_runner(student_runner, runner, "--student", student, counters_list);
+    await_student_runner();
+    if (runners_pinned) pin_runner(student_runner, &runner_cpus);
+    trace("your runner started again for the second run");
+    bool who[CONTESTANTS] = {true, false, false, false};
+    for (const FirstRun &f : first_runs) {
+        Problem p;
+        snprintf(phase, sizeof phase, "setting up the second run");
+        problem_alloc(p, f.dims, who, 0);
+        problem_fill(p, f.seed);
+        char dtext[64];
+        dims_text(f.dims, dtext, sizeof dtext);
+        call(p, STUDENT, scalars_for(f.seed), false);
+        bool same = same_bits(p, dtext, f.outputs);
+        problem_free(p);
+        if (!same) return false;
+    }
+    return true;
 }
 
 // A check size's values: the student's outputs against the kind's CPU
@@ -1326,8 +1379,8 @@ static bool check_values(Problem &p, const Scalars &s, const Dims &dims, const c
     return bad == 0;
 }
 
-// A check size: the student's call, its values, and with --deterministic
-// the same bits from a second call.
+// A check size: the student's call and its values (with --deterministic,
+// its outputs kept for the second run).
 static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     Problem p;
     bool who[CONTESTANTS] = {true, false, false, false};
@@ -1343,7 +1396,7 @@ static bool check_against_cpu(const Dims &dims, uint64_t seed) {
     std::vector<std::vector<char>> first;
     if (deterministic) first = student_outputs(p);
     bool ok = check_values(p, s, dims, dtext);
-    if (ok && deterministic) ok = same_bits_again(p, s, dtext, first);
+    if (ok && deterministic) first_runs.push_back({dims, seed, std::move(first)});
     problem_free(p);
     return ok;
 }
@@ -1665,12 +1718,18 @@ static void await_runners(void) {
     // A runner's text never picks the kind of the error line (a student's
     // "nogpu: ..." must not read as a skipped run); only "load:" passes, and
     // a forged one only makes the student's own verdict a compile error.
-    m = await(student_runner, 0, "while loading your library");
+    await_student_runner();
+    trace("your runner ready: sandboxed, its context, your library loaded");
+}
+
+static void await_student_runner(void) {
+    static bool said;
+    Msg m = await(student_runner, 0, "while loading your library");
     if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
     if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
-    result("sandbox: %s", m.text);
+    if (!said) result("sandbox: %s", m.text);  // once: a runner started again is sandboxed the same way
+    said = true;
     freeze(student_runner);
-    trace("your runner ready: sandboxed, its context, your library loaded");
 }
 
 // --timeout: the judge's own bound, for a judge whose grader cannot tell
@@ -1773,6 +1832,7 @@ int main(int argc, char **argv) {
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
+    if (ok && deterministic && !first_runs.empty()) ok = same_bits_in_a_new_runner(runner, student);
     TimedEnd end = TIMED_FAIR;
     for (size_t k = 0; k < timing.size() && ok && end == TIMED_FAIR; k++) {
         end = timed_run(timing[k], seed + k, samples, warmup_ms, counters_list && k == 0);

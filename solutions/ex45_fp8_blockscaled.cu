@@ -15,8 +15,9 @@
 // at 8192^3 and 668-670 at 5000 x 3000 x 4096 (0.61-0.72 of cuBLASLt).
 // 128 x 256 would need 256 accumulator registers a thread (part and d). A
 // second `part`, to promote one block while the next one's wgmma run,
-// spills and is serialized by ptxas (C7514): 826, 871 and 709 TFLOP/s in a
-// standalone driver, against 837, 1008 and 887 for 128 x 192 in the same run.
+// spills and is serialized by ptxas (C7514). A standalone driver, best of 15
+// calls, TFLOP/s at the three sizes: 128 x 128 792, 802, 694 (with the
+// second `part` 826, 871, 709), 128 x 192 837-840, 1008-1009, 881-887.
 // Its error against float64 is cuBLASLt's (worst 0.9e-4 to 1.3e-4 of each
 // element's magnitude: the same promotion every 128 of K), tails included.
 // Through the grader (tools/verify-ch11.sh, two grades): 784-787 TFLOP/s at
