@@ -17,7 +17,9 @@
 // second `part`, to promote one block while the next one's wgmma run,
 // spills and is serialized by ptxas (C7514). A standalone driver, best of 15
 // calls, TFLOP/s at the three sizes: 128 x 128 792, 802, 694 (with the
-// second `part` 826, 871, 709), 128 x 192 837-840, 1008-1009, 881-887.
+// second `part` 826, 871, 709), 128 x 192 837-851, 1008-1017, 870-887;
+// 128 x 192 in clusters of two with B multicast (ex44's technique) 810,
+// 1004, 868: no faster, so L2 is not what holds it back.
 // Its error against float64 is cuBLASLt's (worst 0.9e-4 to 1.3e-4 of each
 // element's magnitude: the same promotion every 128 of K), tails included.
 // Through the grader (tools/verify-ch11.sh, two grades): 784-787 TFLOP/s at
