@@ -769,6 +769,9 @@ static const char *opcode_meaning(const char *pattern) {
                    "and math cannot overlap"},
         {"HGMMA", "a warpgroup MMA (wgmma.mma_async) from shared memory; mma.sync or FFMA code reaches a fraction of "
                   "Hopper's tensor-core rate"},
+        {"QGMMA", "an FP8 warpgroup MMA (wgmma.mma_async with e4m3 or e5m2 inputs); HGMMA is the 16-bit one"},
+        {"UCGABAR_WAIT", "the wait of a cluster barrier (barrier.cluster.wait): without it a block can load into, or "
+                         "arrive on, its partner's shared memory before the partner's barriers exist"},
         {"UTMALDG", "a TMA load (cp.async.bulk.tensor) through a tensor map"},
         {"UTMASTG", "a TMA store (cp.async.bulk.tensor from shared to global)"},
         {"SYNCS", "an mbarrier operation, which TMA copies complete on"},
