@@ -158,5 +158,5 @@ extern const KindDef kind = {
      {"sb", ELEM_F32, ROLE_IN, sb_len, 1.0 / 1024, 1.0 / 128, 0},
      {"C", ELEM_F32, ROLE_OUT, c_len, -1, 1, ROWS_COLS}},
     bytes, call, nullptr /* checked against exact */,
-    KIND_LIBRARY("cuBLASLt FP8, block scales", library),
+    KIND_LIBRARY("cuBLASLt Matmul FP8 block-scaled", library),
     gemm_flops, PEAK_FP8_TENSOR, CHECK_REL_NORM, exact};
