@@ -1272,7 +1272,8 @@ static bool same_bits(Problem &p, const char *dtext, const std::vector<std::vect
     return false;
 }
 
-static void await_student_runner(void);
+static void spawn_student_runner(const char *runner, const char *student);
+static Msg await_student_runner(void);
 
 // --deterministic, once every check size's values were right: the second
 // run. The student's runner is started again, so nothing of the first calls
@@ -1286,8 +1287,8 @@ static bool same_bits_in_a_new_runner(const char *runner, const char *student) {
     waitpid(student_runner.pid, NULL, 0);
     close(student_runner.sock);
     student_runner = {-1, -1, 0, false};
-    spawn_runner(student_runner, runner, "--student", student, counters_list);
-    await_student_runner();
+    spawn_student_runner(runner, student);
+    await_student_runner();  // sandboxed as the first was: its line is said once
     if (runners_pinned) pin_runner(student_runner, &runner_cpus);
     trace("your runner started again for the second run");
     bool who[CONTESTANTS] = {true, false, false, false};
@@ -1706,6 +1707,11 @@ static void open_results(void) {
 // see timed_run.)
 static void start_runners(const char *student, const char *runner, const char *reference) {
     spawn_runner(trusted_runner, "/proc/self/exe", "--serve-trusted", reference);
+    spawn_student_runner(runner, student);
+}
+
+// The student's runner, as at the start and for the second run alike.
+static void spawn_student_runner(const char *runner, const char *student) {
     spawn_runner(student_runner, runner, "--student", student, counters_list);
 }
 
@@ -1718,18 +1724,17 @@ static void await_runners(void) {
     // A runner's text never picks the kind of the error line (a student's
     // "nogpu: ..." must not read as a skipped run); only "load:" passes, and
     // a forged one only makes the student's own verdict a compile error.
-    await_student_runner();
+    result("sandbox: %s", await_student_runner().text);
     trace("your runner ready: sandboxed, its context, your library loaded");
 }
 
-static void await_student_runner(void) {
-    static bool said;
+// The student's runner's READY (its sandbox in words), the runner frozen.
+static Msg await_student_runner(void) {
     Msg m = await(student_runner, 0, "while loading your library");
     if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
     if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
-    if (!said) result("sandbox: %s", m.text);  // once: a runner started again is sandboxed the same way
-    said = true;
     freeze(student_runner);
+    return m;
 }
 
 // --timeout: the judge's own bound, for a judge whose grader cannot tell

@@ -121,8 +121,12 @@ static void library(void *const *a, const Dims &d, const Scalars &) {
         cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blocks, sizeof blocks);
         cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &rows, sizeof rows);
     }
-    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb);
-    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa);
+    static const void *scales_set[2];
+    if (scales_set[0] != sa || scales_set[1] != sb) {  // the library's arrays change with the size, not per call
+        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb);
+        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa);
+        scales_set[0] = sa, scales_set[1] = sb;
+    }
     if (planned[0] != M || planned[1] != N || planned[2] != K) {
         if (la) cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb), cublasLtMatrixLayoutDestroy(lc);
         cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, K, N, K);
