@@ -44,8 +44,8 @@ static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
         out[0] = TMA_MULTICAST_BYTES, out[1] = TMA_MULTICAST_REQUESTS, out[2] = TMA_LOAD_BYTES;
     else if (!strcmp(k, "mma_type")) out[0] = ops_counter("hmma", r->word);
     else if (!strcmp(k, "gmma_type") && !strcmp(r->word, "e4m3")) {
-        out[0] = TENSOR_CYCLES, out[1] = OPS("hgmma", "bf16_dst_fp32"), out[2] = OPS("hgmma", "fp16");
-        out[3] = OPS("hgmma", "tf32_dst_fp32"), out[4] = OPS("hmma", "bf16_dst_fp32"), out[5] = OPS("hmma", "fp16");
+        out[0] = TENSOR_CYCLES, out[1] = ops_counter("hgmma", "bf16"), out[2] = ops_counter("hgmma", "f16");
+        out[3] = ops_counter("hgmma", "tf32"), out[4] = ops_counter("hmma", "bf16"), out[5] = ops_counter("hmma", "f16");
     } else if (!strcmp(k, "gmma_type")) out[0] = ops_counter("hgmma", r->word);
     else if (!strcmp(k, "ldsm_share")) out[0] = LDSM_INSTS, out[1] = SHARED_LOAD_INSTS;
     else if (!strcmp(k, "ldgsts_share")) out[0] = LDGSTS_INSTS, out[1] = GLOBAL_LOAD_INSTS;
