@@ -1219,33 +1219,6 @@ static size_t norm_check_device(Problem &p, const Scalars &s, int out, const cha
     return std::max<size_t>(bad, (size_t)he[0]);
 }
 
-// The host's copies for the CPU checks: page-locked, grown to the largest
-// check size and kept for the judge's run (the course's check sizes bound
-// them). Copies into fresh pageable vectors took ex13's 16.8M-element check
-// 0.14 s; into these they run at the bus's speed. Pageable memory where
-// page-locked cannot be had.
-struct Staging {
-    void *p = nullptr;
-    size_t size = 0;
-    bool pinned = false;
-};
-static Staging host_staging[MAX_ARRAYS], got_staging[MAX_ARRAYS];
-
-static void *staging(Staging &b, size_t bytes) {
-    bytes = std::max<size_t>(bytes, 4);
-    if (b.size >= bytes) return b.p;
-    if (b.pinned) cudaFreeHost(b.p);
-    else free(b.p);
-    b.p = nullptr;
-    b.pinned = cudaMallocHost(&b.p, bytes) == cudaSuccess;
-    if (!b.pinned) {
-        cudaGetLastError();
-        if (!(b.p = malloc(bytes))) fail(EXIT_CUDA, "setup: no host memory for a check's %zu bytes", bytes);
-    }
-    b.size = bytes;
-    return b.p;
-}
-
 // Small sizes: the student's outputs against the kind's CPU reference.
 // The student's outputs as they are now, on the host (inputs: empty).
 static std::vector<std::vector<char>> student_outputs(const Problem &p) {
@@ -1350,16 +1323,18 @@ static bool check_values(Problem &p, const Scalars &s, const Dims &dims, const c
         return bad == 0;
     }
 
-    void *host_ptr[MAX_ARRAYS], *got[MAX_ARRAYS] = {};
+    std::vector<std::vector<char>> host(kind.narrays), got(kind.narrays);
+    void *host_ptr[MAX_ARRAYS];
     for (int i = 0; i < kind.narrays; i++) {
         const ArraySpec &a = kind.arrays[i];
         size_t bytes = bytes_of(a, p.len[i]);
-        host_ptr[i] = staging(host_staging[i], bytes);
+        host[i].resize(std::max<size_t>(bytes, 4));
+        host_ptr[i] = host[i].data();
         if (a.role == ROLE_IN || a.role == ROLE_INOUT)
             CK(cudaMemcpy(host_ptr[i], p.master[i], bytes, cudaMemcpyDeviceToHost));
         if (a.role == ROLE_OUT || a.role == ROLE_INOUT) {
-            got[i] = staging(got_staging[i], bytes);
-            CK(cudaMemcpy(got[i], p.own[STUDENT][i].ptr, bytes, cudaMemcpyDeviceToHost));
+            got[i].resize(std::max<size_t>(bytes, 4));
+            CK(cudaMemcpy(got[i].data(), p.own[STUDENT][i].ptr, bytes, cudaMemcpyDeviceToHost));
         }
         if (a.role == ROLE_OUT || a.role == ROLE_SCRATCH) memset(host_ptr[i], 0xFF, bytes);
     }
@@ -1376,7 +1351,7 @@ static bool check_values(Problem &p, const Scalars &s, const Dims &dims, const c
         const ArraySpec &a = kind.arrays[i];
         if (a.role == ROLE_IN || a.role == ROLE_SCRATCH) continue;
         for (size_t k = 0; k < p.len[i]; k++) {
-            if (values_match(a, dims, got[i], host_ptr[i], k, k, tol_rel, tol_abs)) continue;
+            if (values_match(a, dims, got[i].data(), host_ptr[i], k, k, tol_rel, tol_abs)) continue;
             if (mapped < 0) {
                 mapped = i;
                 map = map_layout(a, dims, p.len[i], cells.data());
@@ -1389,7 +1364,7 @@ static bool check_values(Problem &p, const Scalars &s, const Dims &dims, const c
             if (shown < 5) {
                 char where[96], g[40], w[40];
                 coord_text(a, dims, k, where, sizeof where);
-                value_text(a.type, got[i], k, g, sizeof g);
+                value_text(a.type, got[i].data(), k, g, sizeof g);
                 value_text(a.type, host_ptr[i], k, w, sizeof w);
                 snprintf(lines[shown++], sizeof lines[0], "mismatch: %s got %s want %s", where, g, w);
             }
