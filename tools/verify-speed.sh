@@ -15,6 +15,14 @@
 #                                   judge's clock decided, and the fixtures' verdicts; the timed
 #                                   calls' logs in .verify/speed/out/calls-EX.log
 #                                   (tools/clock-report.py reads them)
+#   tools/verify-speed.sh base REV  here: the same preparation for commit REV, in a worktree at
+#                                   .verify/base (its build trimmed to gpucourse), for before and
+#                                   after in one device call
+#   tools/verify-speed.sh ab [N]    on the GPU machine (carry .verify/speed, .verify/base and
+#                                   build): N rounds (default 6), each grading every exercise
+#                                   with REV's gpucourse and this tree's in turn, the order
+#                                   alternating; wall times before / after and each ratio's
+#                                   spread before / after
 # .verify/ is listed in .git/info/exclude; nothing in it is committed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -132,8 +140,78 @@ for fx in fixtures:
 EOF
 }
 
+base() {
+    set -e
+    [ -n "${1:-}" ] || { echo "usage: tools/verify-speed.sh base REV" >&2; exit 64; }
+    rm -rf .verify/base && git worktree prune
+    git worktree add -f --detach .verify/base "$1" >/dev/null
+    (cd .verify/base && EXERCISES="$EXERCISES" FIXTURES="" sh tools/verify-speed.sh prepare)
+    find .verify/base/build -mindepth 1 -maxdepth 1 ! -name gpucourse -exec rm -rf {} +
+    du -sh .verify/base
+}
+
+# one grading with the gpucourse of tree $1 (its own .verify/speed), as "$2-EX-I" in $out
+ab_grade() {
+    (cd "$1" && W=$PWD/.verify/speed && start=$(date +%s.%N) &&
+        GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$W/cache GPUCOURSE_LOCK_DIR=$W/locks GPUCOURSE_TRACE=1 \
+            build/gpucourse --workspace "$W/ws" grade "$3" --format json >"$out/$2-$3-$4.json" 2>"$out/$2-$3-$4.trace"
+        echo "$2 $3 $4 $(awk "BEGIN { print $(date +%s.%N) - $start }")" >>"$out/wall")
+}
+
+ab() {
+    n=${1:-6}
+    out=$PWD/.verify/ab
+    rm -rf "$out" && mkdir -p "$out"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+    for i in $(seq "$n"); do
+        for ex in $EXERCISES; do
+            if [ $((i % 2)) = 1 ]; then ab_grade .verify/base before "$ex" "$i"; ab_grade . after "$ex" "$i"
+            else ab_grade . after "$ex" "$i"; ab_grade .verify/base before "$ex" "$i"; fi
+        done
+    done
+    python3 - "$out" "$EXERCISES" <<'EOF'
+import json, os, statistics, sys
+out, exercises = sys.argv[1], sys.argv[2].split()
+walls, verdicts, ratios = {}, {}, {}
+for line in open(os.path.join(out, "wall")):
+    who, ex, i, s = line.split()
+    walls.setdefault((who, ex), []).append(float(s))
+    try:
+        r = json.load(open(os.path.join(out, "%s-%s-%s.json" % (who, ex, i))))["results"][0]
+    except Exception:
+        verdicts.setdefault((who, ex), []).append("unreadable")
+        continue
+    verdicts.setdefault((who, ex), []).append(r["verdict"])
+    for s in r.get("timed_sizes") or []:
+        for key in ("vs_reference", "vs_baseline"):
+            if key in s:
+                ratios.setdefault((ex, s["size"], key, who), []).append(s[key])
+span = lambda v: "%.2f / %.2f / %.2f s" % (min(v), statistics.median(v), max(v))
+count = lambda v: ", ".join("%s %d" % (x, v.count(x)) for x in sorted(set(v)))
+print("\n## Wall time of `gpucourse grade EX`, before and after in turn")
+print("| exercise | before min / median / max | after min / median / max | verdicts before / after |")
+print("|---|---|---|---|")
+for ex in exercises:
+    print("| %s | %s | %s | %s / %s |" % (ex, span(walls.get(("before", ex), [0])), span(walls.get(("after", ex), [0])),
+          count(verdicts.get(("before", ex), [])), count(verdicts.get(("after", ex), []))))
+print("\n## Stability (spread = (max - min) / median)")
+print("| exercise | size | ratio | before min-max (spread) | after min-max (spread) |")
+print("|---|---|---|---|---|")
+for k in sorted(set(k[:3] for k in ratios)):
+    cells = []
+    for who in ("before", "after"):
+        v = ratios.get(k + (who,), [])
+        med = statistics.median(v) if v else 0
+        cells.append("%.4f-%.4f (%.1f%%)" % (min(v), max(v), 100 * (max(v) - min(v)) / med) if med else "-")
+    print("| %s | %s | %s | %s | %s |" % (k[0], k[1], k[2].replace("vs_", "you/"), cells[0], cells[1]))
+EOF
+}
+
 case "${1:-}" in
 prepare) prepare ;;
 run) shift; run "$@" ;;
-*) echo "usage: tools/verify-speed.sh prepare | run [N]" >&2; exit 64 ;;
+base) shift; base "$@" ;;
+ab) shift; ab "$@" ;;
+*) echo "usage: tools/verify-speed.sh prepare | run [N] | base REV | ab [N]" >&2; exit 64 ;;
 esac
+
