@@ -117,7 +117,7 @@ __global__ void gemm_widen_kernel(const T *x, size_t n, double *v, float *abs_up
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         double value = gemm_value(x[i]);
         v[i] = value;
-        if (abs_up) abs_up[i] = gemm_tf32_up((float)value);
+        abs_up[i] = gemm_tf32_up((float)value);
     }
 }
 

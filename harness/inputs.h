@@ -52,6 +52,25 @@ static inline void fill_array(void *p, const ArraySpec &a, int i, size_t n, uint
     fill_kernel<<<grid_for(n), 256>>>(p, n, (int)a.type, a.whole_numbers, key, a.lo, a.hi);
 }
 
+// Every array of the kind at sizes d in this process's own memory, each
+// filled from seed, for a call nothing checks or times (the warm-ups before
+// a runner or the judge is ready). False when memory is short; free with
+// arrays_free either way.
+static inline bool arrays_filled(const Dims &d, uint64_t seed, void *arrays[MAX_ARRAYS]) {
+    for (int i = 0; i < MAX_ARRAYS; i++) arrays[i] = NULL;
+    for (int i = 0; i < kind.narrays; i++) {
+        const ArraySpec &a = kind.arrays[i];
+        size_t n = a.length(d);
+        if (cudaMalloc(&arrays[i], std::max<size_t>(n * elem_size(a.type), 16)) != cudaSuccess) return false;
+        fill_array(arrays[i], a, i, n, seed);
+    }
+    return true;
+}
+
+static inline void arrays_free(void *arrays[MAX_ARRAYS]) {
+    for (int i = 0; i < MAX_ARRAYS; i++) cudaFree(arrays[i]);
+}
+
 static inline Scalars scalars_for(uint64_t seed) {
     Scalars s;
     for (int k = 0; k < 4; k++) {

@@ -1724,22 +1724,22 @@ static void spawn_student_runner(const char *runner, const char *student) {
 // are ready with the judge, and this would only add.
 static bool warm_exact(const Dims &d) {
     if (kind.check != CHECK_REL_NORM || !counters_list) return false;
-    void *arrays[MAX_ARRAYS] = {};
-    int out = -1;
-    for (int i = 0; i < kind.narrays; i++) {
-        const ArraySpec &a = kind.arrays[i];
-        size_t n = a.length(d);
-        CK(cudaMalloc(&arrays[i], std::max<size_t>(bytes_of(a, n), 16)));
-        fill_array(arrays[i], a, i, n, 1);
-        if (out < 0 && (a.role == ROLE_OUT || a.role == ROLE_INOUT)) out = i;
-    }
-    size_t n = out < 0 ? 0 : kind.arrays[out].length(d);
+    int out = 0;
+    while (out < kind.narrays && kind.arrays[out].role != ROLE_OUT && kind.arrays[out].role != ROLE_INOUT) out++;
+    if (out == kind.narrays) return false;
+    void *arrays[MAX_ARRAYS];
+    size_t n = std::max<size_t>(kind.arrays[out].length(d), 1);
     double *exact = NULL, *magnitude = NULL;
-    CK(cudaMalloc(&exact, std::max<size_t>(n, 1) * sizeof *exact));
-    CK(cudaMalloc(&magnitude, std::max<size_t>(n, 1) * sizeof *magnitude));
-    if (out >= 0) kind.exact(arrays, out, exact, magnitude, d, scalars_for(1));
+    if (!arrays_filled(d, 1, arrays)) {  // the check itself will say so
+        arrays_free(arrays);
+        cudaGetLastError();
+        return false;
+    }
+    CK(cudaMalloc(&exact, n * sizeof *exact));
+    CK(cudaMalloc(&magnitude, n * sizeof *magnitude));
+    kind.exact(arrays, out, exact, magnitude, d, scalars_for(1));
     CK(cudaDeviceSynchronize());
-    for (void *a : arrays) cudaFree(a);
+    arrays_free(arrays);
     cudaFree(exact);
     cudaFree(magnitude);
     return true;

@@ -332,17 +332,10 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
 static void warm_library(const char *size) {
     Dims d;
     if (!kind.library || !parse_dims(size, kind.ndims, &d)) return;
-    void *arrays[MAX_ARRAYS] = {};
-    bool ok = true;
-    for (int i = 0; i < kind.narrays && ok; i++) {
-        const ArraySpec &a = kind.arrays[i];
-        size_t n = a.length(d);
-        ok = cudaMalloc(&arrays[i], std::max<size_t>(n * elem_size(a.type), 16)) == cudaSuccess;
-        if (ok) fill_array(arrays[i], a, i, n, 1);
-    }
-    if (ok) kind.library(arrays, d, scalars_for(1));
+    void *arrays[MAX_ARRAYS];
+    if (arrays_filled(d, 1, arrays)) kind.library(arrays, d, scalars_for(1));
     cudaDeviceSynchronize();
-    for (void *a : arrays) cudaFree(a);
+    arrays_free(arrays);
     cudaGetLastError();  // a failure here shows again, and is said, at the library's first real call
 }
 
