@@ -23,6 +23,10 @@
 #                                   with REV's gpucourse and this tree's in turn, the order
 #                                   alternating; wall times before / after and each ratio's
 #                                   spread before / after
+#   tools/verify-speed.sh watch [N] on the GPU machine (carry .verify/speed and build; tmux):
+#                                   `gpucourse watch ex01` in tmux, the stub and the reference
+#                                   saved in turn N times (default 3), each save's time until
+#                                   the card shows its verdict
 # .verify/ is listed in .git/info/exclude; nothing in it is committed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -207,11 +211,51 @@ for k in sorted(set(k[:3] for k in ratios)):
 EOF
 }
 
+# watch mode in tmux: from a save until the card shows the new verdict (polled every 20 ms), the
+# stub and the reference of ex01 saved in turn N times, in .verify/speed's workspace
+watch_mode() {
+    n=${1:-3}
+    sock=gc-watch-$$
+    tm() { tmux -L "$sock" -f /dev/null "$@"; }
+    trap 'tm kill-server 2>/dev/null' EXIT
+    trap 'exit 130' INT TERM
+    f=$V/ws/exercises/ex01_vector_add.cu
+    cp solutions/ex01_vector_add.cu "$f"
+    unset NO_COLOR
+    tm new-session -d -s t -x 100 -y 40 "$PWD/build/gpucourse --workspace $V/ws watch ex01"
+    # seconds from $1 until the screen shows $2 (and not $3), at most 30 s
+    until_screen() {
+        i=0
+        while [ $i -lt 1500 ]; do
+            s=$(tm capture-pane -t t -p)
+            if printf '%s' "$s" | grep -qF -- "$2" && { [ -z "$3" ] || ! printf '%s' "$s" | grep -qF -- "$3"; }; then
+                awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $1 }"
+                return 0
+            fi
+            sleep 0.02
+            i=$((i + 1))
+        done
+        echo never
+        tm capture-pane -t t -p >&2
+    }
+    t=$(date +%s.%N)
+    echo "the app started, to its first verdict (PASS): $(until_screen "$t" PASS '') s"
+    sleep 2
+    wrong="" pass=""
+    for i in $(seq "$n"); do
+        t=$(date +%s.%N); cp exercises/ex01_vector_add.cu "$f"; wrong="$wrong $(until_screen "$t" 'WRONG ANSWER' '')"; sleep 1
+        t=$(date +%s.%N); cp solutions/ex01_vector_add.cu "$f"; pass="$pass $(until_screen "$t" PASS 'WRONG ANSWER')"; sleep 1
+    done
+    echo "save to WRONG ANSWER (the stub), s:$wrong"
+    echo "save to PASS (the reference), s:$pass"
+}
+
 case "${1:-}" in
 prepare) prepare ;;
 run) shift; run "$@" ;;
 base) shift; base "$@" ;;
 ab) shift; ab "$@" ;;
-*) echo "usage: tools/verify-speed.sh prepare | run [N] | base REV | ab [N]" >&2; exit 64 ;;
+watch) shift; watch_mode "$@" ;;
+*) echo "usage: tools/verify-speed.sh prepare | run [N] | base REV | ab [N] | watch [N]" >&2; exit 64 ;;
 esac
 
