@@ -1041,17 +1041,23 @@ static Exercise wgmma_exercise(void) {
     return e;
 }
 
-static Verdict decide_evidence(const char *name, GradeResult *r) {
+/* Decides on tests/data/NAME.txt (a recorded judge's output) for exercise
+ * e, its evidence checked too. */
+static Verdict decide_evidence_for(const char *name, const Exercise *e, GradeResult *r) {
     char *path = xprintf("tests/data/%s.txt", name);
     char *text = read_file(path, NULL);
     assert_non_null(text);
-    Exercise e = wgmma_exercise();
     memset(r, 0, sizeof *r);
-    grade_decide(r, &e, &exited_ok, text, "N1");
-    grade_check_evidence(r, &e);
+    grade_decide(r, e, &exited_ok, text, "N1");
+    grade_check_evidence(r, e);
     free(text);
     free(path);
     return r->verdict;
+}
+
+static Verdict decide_evidence(const char *name, GradeResult *r) {
+    Exercise e = wgmma_exercise();
+    return decide_evidence_for(name, &e, r);
 }
 
 /* A few wholly wrong elements hide in a loose norm; each element's own
@@ -1136,26 +1142,15 @@ static void test_evidence_multicast(void **state) {
     const Verdict expect[] = {V_PASS, V_REQUIREMENT, V_REQUIREMENT};
     const char *text[] = {"TMA multicast: 0.33 of the bytes TMA loaded landed in another block (at least 0.30)",
                           "TMA multicast: 0.00 of the bytes", "TMA multicast: 0.00 of the bytes"};
-    for (int i = 0; i < 3; i++) {
-        char *path = xprintf("tests/data/%s.txt", names[i]);
-        char *data = read_file(path, NULL);
-        assert_non_null(data);
-        Exercise e = exercise();
-        e.evidence[0] = (Requirement){evidence_key("tma_multicast_share"), 0.3, NULL};
-        e.nevidence = 1;
-        GradeResult r;
-        memset(&r, 0, sizeof r);
-        grade_decide(&r, &e, &exited_ok, data, "N1");
-        grade_check_evidence(&r, &e);
-        assert_int_equal(r.verdict, expect[i]);
-        assert_non_null(strstr(r.evidence[0].text, text[i]));
-        grade_result_free(&r);
-        free(data);
-        free(path);
-    }
     Exercise e = exercise();
     e.evidence[0] = (Requirement){evidence_key("tma_multicast_share"), 0.3, NULL};
     e.nevidence = 1;
+    for (int i = 0; i < 3; i++) {
+        GradeResult r;
+        assert_int_equal(decide_evidence_for(names[i], &e, &r), expect[i]);
+        assert_non_null(strstr(r.evidence[0].text, text[i]));
+        grade_result_free(&r);
+    }
     char *m = evidence_metrics(&e);
     assert_string_equal(m, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld_dest_multicast.sum,"
                            "l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum,"
@@ -1180,19 +1175,11 @@ static void test_evidence_fp8(void **state) {
     e.evidence[0] = (Requirement){evidence_key("gmma_type"), 0, "e4m3"};
     e.nevidence = 1;
     for (int i = 0; i < 3; i++) {
-        char *path = xprintf("tests/data/%s.txt", names[i]);
-        char *data = read_file(path, NULL);
-        assert_non_null(data);
         GradeResult r;
-        memset(&r, 0, sizeof r);
-        grade_decide(&r, &e, &exited_ok, data, "N1");
-        grade_check_evidence(&r, &e);
-        assert_int_equal(r.verdict, expect[i]);
+        assert_int_equal(decide_evidence_for(names[i], &e, &r), expect[i]);
         assert_non_null(strstr(r.evidence[0].text, text[i]));
         if (expect[i] == V_REQUIREMENT) assert_non_null(strstr(r.reason, "wgmma e4m3"));
         grade_result_free(&r);
-        free(data);
-        free(path);
     }
     char *m = evidence_metrics(&e);
     assert_string_equal(m, "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum,"
