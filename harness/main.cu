@@ -28,6 +28,7 @@
 #include "neighbours.h"
 #include "protocol.h"
 #include "rules.h"
+#include "sandbox.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -970,9 +971,12 @@ static void check_student_left_alone(Problem &p) {
 }
 
 // The student's runner must not have loaded a vendor library, the
-// reference, or code from memory.
+// reference, or code from anywhere but the runtime's libraries (what the
+// runner's sandbox lets it read, rules_maps_offender).
 static char build_dir[4096];
 static const char *allowed_in_build_dir[3];  // the runner and the student's library, as the kernel names them
+static char **library_dirs;                  // the loader's directories: the runner's are the same (its
+                                             // environment passes LD_LIBRARY_PATH; both have one run path)
 
 static void check_student_maps(void) {
     char path[64];
@@ -985,7 +989,8 @@ static void check_student_maps(void) {
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
     fclose(f);
     char offender[4096];
-    if (rules_maps_offender(text.c_str(), build_dir, allowed_in_build_dir, offender, sizeof offender))
+    MapsAllowed ok = {allowed_in_build_dir, library_dirs, build_dir};
+    if (rules_maps_offender(text.c_str(), &ok, offender, sizeof offender))
         violation("library", "your code loaded %s; only your own code may do the work", offender);
 }
 
@@ -1831,6 +1836,7 @@ int main(int argc, char **argv) {
     *strrchr(build_dir, '/') = '\0';
     allowed_in_build_dir[0] = realpath(runner, NULL);
     allowed_in_build_dir[1] = realpath(student, NULL);
+    library_dirs = sandbox_library_dirs();
     char warm_size[64] = "";
     if (!check.empty()) dims_text(check[0], warm_size, sizeof warm_size);
     start_runners(student, runner, reference, warm_size[0] ? warm_size : NULL);

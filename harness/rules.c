@@ -1,7 +1,9 @@
 /* The judge's decisions that need no GPU (rules.h). */
 #define _GNU_SOURCE
 #include "rules.h"
+#include "sandbox.h"
 
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,41 +87,108 @@ int rules_neighbours(const GpuUse *use, int n, const int *own, int n_own, GpuUse
     return found;
 }
 
-bool rules_maps_offender(const char *maps, const char *build_dir, const char *const *allowed, char *offender,
-                         size_t size) {
-    size_t dir_len = build_dir ? strlen(build_dir) : 0;
+/* Reads `len` bytes at `off`; false past the end or on error. */
+static bool read_at(FILE *f, long long off, void *buf, size_t len) {
+    return off >= 0 && fseeko(f, (off_t)off, SEEK_SET) == 0 && fread(buf, 1, len, f) == len;
+}
+
+bool rules_elf_soname(const char *path, char *soname, size_t size) {
+    FILE *f = fopen(path, "rbe");
+    if (!f) return false;
+    bool found = false;
+    Elf64_Ehdr eh;
+    if (!read_at(f, 0, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256) {
+        fclose(f);
+        return false;
+    }
+    Elf64_Phdr ph[256], dyn = {0};
+    if (!read_at(f, (long long)eh.e_phoff, ph, eh.e_phnum * sizeof *ph)) eh.e_phnum = 0;
+    for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC) dyn = ph[i];
+    /* DT_STRTAB is an address: the file offset is found through the PT_LOAD holding it */
+    unsigned long long strtab = 0, name = 0;
+    bool have_strtab = false, have_name = false;
+    for (unsigned long long k = 0; dyn.p_filesz && k < dyn.p_filesz / sizeof(Elf64_Dyn) && k < 4096; k++) {
+        Elf64_Dyn d;
+        if (!read_at(f, (long long)(dyn.p_offset + k * sizeof d), &d, sizeof d) || d.d_tag == DT_NULL) break;
+        if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr, have_strtab = true;
+        if (d.d_tag == DT_SONAME) name = d.d_un.d_val, have_name = true;
+    }
+    for (int i = 0; have_strtab && have_name && i < eh.e_phnum && !found; i++) {
+        if (ph[i].p_type != PT_LOAD || strtab < ph[i].p_vaddr || strtab - ph[i].p_vaddr >= ph[i].p_filesz) continue;
+        long long off = (long long)(ph[i].p_offset + (strtab - ph[i].p_vaddr) + name);
+        if (fseeko(f, (off_t)off, SEEK_SET) != 0 || !fgets(soname, (int)size, f)) break;
+        soname[strnlen(soname, size - 1)] = '\0';
+        found = soname[0] != '\0';
+    }
+    fclose(f);
+    return found;
+}
+
+static bool is_vendor(const char *name) {
+    for (size_t i = 0; i < sizeof vendor_libraries / sizeof *vendor_libraries; i++)
+        if (!strncmp(name, vendor_libraries[i], strlen(vendor_libraries[i]))) return true;
+    return false;
+}
+
+/* Executable code of the runtime: in one of the loader's directories, and named as the runtime's libraries. */
+static bool runtime_code(const char *path, const char *const *lib_dirs) {
+    const char *slash = strrchr(path, '/');
+    if (!slash || !sandbox_runtime_library(slash + 1)) return false;
+    for (; lib_dirs && *lib_dirs; lib_dirs++)
+        if (strlen(*lib_dirs) == (size_t)(slash - path) && !strncmp(path, *lib_dirs, (size_t)(slash - path)))
+            return true;
+    return false;
+}
+
+bool rules_maps_offender(const char *maps, const MapsAllowed *ok, char *offender, size_t size) {
+    size_t dir_len = ok->build_dir ? strlen(ok->build_dir) : 0;
+    char last[4096] = ""; /* a file's mappings follow one another: its SONAME is read once */
     for (const char *line = maps; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
-        /* the path is the sixth field; it may contain spaces (" (deleted)") */
-        const char *p = line;
+        /* "start-end perms offset dev inode   path": the path may contain spaces (" (deleted)") */
+        const char *p = line, *perms = NULL;
         for (int field = 0; field < 5 && p < line + len; field++) {
             while (p < line + len && *p != ' ') p++;
             while (p < line + len && *p == ' ') p++;
+            if (field == 0) perms = p;
         }
+        bool exec = perms && perms + 2 < line + len && perms[2] == 'x';
         size_t plen = (size_t)(line + len - p);
         char path[4096];
-        if (plen > 0 && plen < sizeof path) {
-            memcpy(path, p, plen);
-            path[plen] = '\0';
-            const char *base = strrchr(path, '/');
-            base = base ? base + 1 : path;
-            bool bad = !strncmp(path, "/memfd:", 7);
-            for (size_t i = 0; !bad && i < sizeof vendor_libraries / sizeof *vendor_libraries; i++)
-                bad = !strncmp(base, vendor_libraries[i], strlen(vendor_libraries[i]));
-            if (!bad && dir_len && !strncmp(path, build_dir, dir_len) && path[dir_len] == '/') {
-                /* the student's own library may have been rebuilt since it was loaded */
-                char *deleted = strstr(path, " (deleted)");
-                if (deleted && deleted[10] == '\0') *deleted = '\0';
-                bad = !listed(path, allowed);
-                if (deleted) *deleted = ' ';
-            }
-            if (bad) {
-                snprintf(offender, size, "%s", path);
-                return true;
-            }
-        }
+        if (plen >= sizeof path) plen = sizeof path - 1;
+        memcpy(path, p, plen);
+        path[plen] = '\0';
         line = end ? end + 1 : NULL;
+        /* the student's own library may have been rebuilt since it was loaded */
+        char *deleted = strstr(path, " (deleted)");
+        if (deleted && deleted[10] == '\0') *deleted = '\0';
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        const char *why = NULL;
+        char soname[256];
+        if (path[0] != '/') {
+            if (exec && strcmp(path, "[vdso]") && strcmp(path, "[vsyscall]") && strcmp(path, "[uprobes]"))
+                why = "code in memory mapped from no file";
+        } else if (!strncmp(path, "/memfd:", 7)) {
+            why = "code from memory (memfd)";
+        } else if (is_vendor(base)) {
+            why = "a vendor library";
+        } else if (dir_len && !strncmp(path, ok->build_dir, dir_len) && path[dir_len] == '/' && !listed(path, ok->files)) {
+            why = "a file of the build directory";
+        } else if (exec && !listed(path, ok->files) && !runtime_code(path, ok->lib_dirs)) {
+            why = "code from outside the runtime's libraries";
+        } else if (exec && strcmp(path, last) && rules_elf_soname(path, soname, sizeof soname) && is_vendor(soname)) {
+            why = "a vendor library under another name";
+        }
+        if (exec) snprintf(last, sizeof last, "%s", path);
+        if (why) {
+            if (path[0]) snprintf(offender, size, "%s (%s)", path, why);
+            else snprintf(offender, size, "%s", why);
+            return true;
+        }
     }
     return false;
 }

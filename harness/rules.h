@@ -84,14 +84,28 @@ int rules_neighbours(const GpuUse *use, int n, const int *own, int n_own, GpuUse
  * fewer than two cores. */
 bool rules_pick_cpus(const int *cpus, const int *core, int n, unsigned slot, int *judge_cpu, int *runner_cpu);
 
-/* The first file in a /proc/PID/maps text that a student's runner must not
- * have mapped: a vendor library (cuBLAS, cuDNN, ...), anything from the
- * build directory `build_dir` other than the `allowed` files (the runner
- * and the student's library; not the reference, not other builds), or code
- * from memory (memfd). `allowed` is NULL-terminated. Writes the path into
- * `offender` and returns true; false when the maps are clean. */
-bool rules_maps_offender(const char *maps, const char *build_dir, const char *const *allowed, char *offender,
-                         size_t size);
+/* What a student's runner may have mapped. */
+typedef struct {
+    const char *const *files;    /* exact paths: the runner and the student's library (NULL-terminated) */
+    const char *const *lib_dirs; /* the loader's directories (sandbox_library_dirs): there, the files
+                                    named as runtime libraries (sandbox_runtime_library) */
+    const char *build_dir;       /* nothing else from here, executable or not (the reference, other builds) */
+} MapsAllowed;
+
+/* The first mapping in a /proc/PID/maps text that a student's runner must
+ * not have: executable memory from anywhere but the allowed files and the
+ * runtime's libraries in the loader's directories (anonymous code, memfd,
+ * a library in a student's repository under any name); a vendor library
+ * (cuBLAS, cuDNN, ...) known by its file name or by its SONAME, wherever it
+ * lies, so that a renamed copy is known too; anything from the build
+ * directory but the allowed files. Writes what it is into `offender` and
+ * returns true; false when the maps are clean. */
+bool rules_maps_offender(const char *maps, const MapsAllowed *ok, char *offender, size_t size);
+
+/* The SONAME in an ELF shared library's dynamic section, read as the loader
+ * reads it (program headers, not sections, which can be stripped); false
+ * when the file cannot be read, is not ELF64, or names none. */
+bool rules_elf_soname(const char *path, char *soname, size_t size);
 
 #ifdef __cplusplus
 }

@@ -207,22 +207,44 @@ static void add_nvidia_devices(std::vector<std::string> &out) {
     }
 }
 
-// The student's code may read the whole file system but the build
-// directory (where the reference's library and the judges live), of which
-// only its own library and this runner.
+// What the student's code may read: an allow-list, never "all but".
+//  - the loader's cache, the driver's files in /proc and /sys, and the
+//    files it looks for but this machine may lack (its application
+//    profiles): what the driver and CUPTI opened on the H100 once the
+//    runner was confined (strace, docs/harness.md);
+//  - every file mapped now (this runner, the libraries it was linked with,
+//    a sanitizer's injected libraries);
+//  - in each directory the loader searches (LD_LIBRARY_PATH, this runner's
+//    run path, the system's), the libraries named as the C and C++ runtimes
+//    and CUDA's runtime, driver and profiler (sandbox_runtime_library): the
+//    driver and CUPTI load some later; cuBLAS, cuDNN and the toolkit's other
+//    libraries beside them stay out of reach;
+//  - the library being served.
+// Nothing of the user's: not the home directory, not the workspaces or the
+// build directory (the reference, other students' builds), not the course.
+static const char *const driver_reads[] = {
+    "/etc/ld.so.cache",   "/etc/localtime", "/etc/nvidia",   "/usr/share/nvidia", "/sys", "/proc/driver/nvidia",
+    "/proc/devices",      "/proc/cpuinfo",  "/proc/meminfo", "/proc/stat",        "/proc/sys/vm/mmap_min_addr",
+    "/proc/sys/vm/overcommit_memory",       "/proc/sys/kernel/osrelease",
+};
+
 static void readable_paths(const char *library, std::vector<std::string> &hold) {
-    std::string lib = library;
+    for (const char *p : driver_reads) hold.push_back(p);
+    int n = 0;
+    char **mapped = sandbox_mapped_files(&n);
+    for (int i = 0; i < n; i++) hold.push_back(mapped[i]);
+    free(mapped);
+    char **dirs = sandbox_library_dirs();
+    for (char **dir = dirs; dir && *dir; dir++) {
+        DIR *d = opendir(*dir);
+        while (struct dirent *e = d ? readdir(d) : NULL)
+            if (sandbox_runtime_library(e->d_name)) hold.push_back(std::string(*dir) + "/" + e->d_name);
+        if (d) closedir(d);
+    }
+    sandbox_free_paths(dirs);
     char *real = realpath(library, NULL);
-    if (real) lib = real;
+    hold.push_back(real ? real : library);
     free(real);
-    std::string build_dir = lib.substr(0, lib.rfind('/'));
-    char **beside = sandbox_paths_beside(build_dir.c_str());
-    for (char **p = beside; p && *p; p++) hold.push_back(*p);
-    sandbox_free_paths(beside);
-    hold.push_back(lib);
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) hold.push_back(std::string(exe, (size_t)n));
 }
 
 static const char **c_list(std::vector<std::string> &from, std::vector<const char *> &to) {
@@ -263,6 +285,9 @@ struct Setup {
 static int runner_setup(bool trusted, const char *library, const char *counters, Setup *out, std::string *why) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
+    // No controlling terminal: a session of its own (it still dies with the
+    // judge, by the death signal above, and gpucourse kills what is left)
+    if (!trusted) setsid();
     signal(SIGPIPE, SIG_IGN);
     // The student's runner enters Landlock while it is the only thread, so
     // that the domain binds every thread CUDA starts (before Landlock ABI 8
@@ -285,6 +310,7 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
         spec.write_paths = c_list(writes, w);
         spec.file_size_bytes = 1 << 20;
         spec.max_open_files = 1024;
+        spec.max_threads = 512;
         if (sandbox_restrict_files(&spec, &st) < 0) {
             *why = "setup: sandbox: " + std::string(st.note);
             return 3;

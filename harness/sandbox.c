@@ -6,6 +6,7 @@
 #include "sandbox.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -19,6 +20,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -210,6 +213,65 @@ static int set_limit(int resource, const char *name, rlim_t want, SandboxStatus 
     return 0;
 }
 
+/* The tasks (threads of every process) of this real user now: RLIMIT_NPROC
+ * counts them all, so a bound on this process's threads is that many more.
+ * Read from /proc before Landlock hides other processes; -1 if unreadable. */
+static long user_tasks(void) {
+    DIR *d = opendir("/proc");
+    if (!d) return -1;
+    uid_t me = getuid();
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300], line[128];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f) continue;
+        long uid = -1, threads = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (!strncmp(line, "Uid:", 4)) uid = strtol(line + 4, NULL, 10);
+            else if (!strncmp(line, "Threads:", 8)) threads = strtol(line + 8, NULL, 10);
+        }
+        fclose(f);
+        if (uid == (long)me) n += threads;
+    }
+    closedir(d);
+    return n;
+}
+
+static long tasks_at_start = -1; /* user_tasks() before Landlock */
+
+/* At most spec->max_threads tasks more than the user had before the sandbox.
+ * The kernel does not apply RLIMIT_NPROC to root: said in the note. */
+static int limit_threads(const SandboxSpec *spec, SandboxStatus *st) {
+    if (spec->max_threads <= 0) return 0;
+    if (getuid() == 0) {
+        note_add(st, "threads not bounded (the kernel exempts root from RLIMIT_NPROC)");
+        return 0;
+    }
+    if (tasks_at_start < 0) tasks_at_start = user_tasks();
+    if (tasks_at_start < 0) {
+        errno = EACCES;
+        return fail(st, "cannot count this user's tasks in /proc");
+    }
+    return set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", (rlim_t)(tasks_at_start + spec->max_threads), st);
+}
+
+/* No capability left, whoever started the runner: a runner of root's keeps
+ * uid 0 but may no longer override file modes, load modules, or use raw I/O. */
+static int drop_capabilities(SandboxStatus *st) {
+    struct {
+        uint32_t version;
+        int pid;
+    } head = {0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+    struct {
+        uint32_t effective, permitted, inheritable;
+    } none[2] = {{0, 0, 0}, {0, 0, 0}};
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); /* EINVAL before Linux 4.3: nothing to clear */
+    if (syscall(SYS_capset, &head, none) != 0) return fail(st, "capset");
+    return 0;
+}
+
 /* ---- Landlock -------------------------------------------------------------- */
 
 /* One path-beneath rule: dir_rights for a directory (its whole hierarchy),
@@ -289,13 +351,17 @@ static int enter_landlock(const SandboxSpec *spec, SandboxStatus *st) {
         rc = allow_path(ruleset, *p, rd_dir, rd_file, st);
     for (const char *const *p = spec->write_paths; rc == 0 && p && *p; p++)
         rc = allow_path(ruleset, *p, rw, rw, st);
-    /* the driver and libc read /proc and /sys; everybody may use these devices */
-    static const char *const read_always[] = {"/proc", "/sys"};
-    static const char *const rw_always[] = {"/dev/null", "/dev/zero", "/dev/urandom"};
-    for (size_t i = 0; rc == 0 && i < sizeof read_always / sizeof *read_always; i++)
-        rc = allow_path(ruleset, read_always[i], ro, LANDLOCK_ACCESS_FS_READ_FILE, st);
-    for (size_t i = 0; rc == 0 && i < sizeof rw_always / sizeof *rw_always; i++)
-        rc = allow_path(ruleset, rw_always[i], rw, rw, st);
+    /* This process's own /proc directory (/proc/self resolves to it now:
+     * libc and the loader read its maps and status, and thread-self is
+     * beneath it), never another process's; and two devices anybody may use.
+     * Everything else is the caller's list. */
+    rc = allow_path(ruleset, "/proc/self", ro, LANDLOCK_ACCESS_FS_READ_FILE, st);
+    /* procfs makes a new inode for /proc/PID when its dentry was dropped (memory
+     * pressure), and the rule binds the inode: a descriptor held open keeps it */
+    static int proc_self_held = -1;
+    if (rc == 0 && proc_self_held < 0) proc_self_held = open("/proc/self", O_PATH | O_CLOEXEC);
+    if (rc == 0) rc = allow_path(ruleset, "/dev/null", rw, rw, st);
+    if (rc == 0) rc = allow_path(ruleset, "/dev/urandom", ro, LANDLOCK_ACCESS_FS_READ_FILE, st);
     if (rc != 0) {
         close(ruleset);
         return -1;
@@ -334,10 +400,13 @@ enum verdict {
     SELF_OR_ZERO,  /* EPERM unless arg0 is 0 (= self) or this process's pid */
     PRCTL_OPTIONS, /* EPERM for the prctl options below, others allowed */
     OPEN_READ_ARG1, /* open: EPERM when the flags (arg1) ask to write or create */
-    MMAP_NOT_WX,    /* mmap: EPERM for memory both writable and executable (prot in arg2) */
+    MMAP_CHECKED,   /* mmap: EPERM for memory both writable and executable (prot in arg2) and
+                       for shared anonymous memory, which RLIMIT_DATA does not count (flags in arg3) */
     PROT_NOT_X,     /* mprotect: EPERM when it makes memory executable (prot in arg2) */
-    SHMAT_NOT_X,    /* shmat: EPERM for SHM_EXEC (arg2) */
     OPEN_READ_ARG2, /* openat: the same with the flags in arg2 */
+    NOT_A_TTY,      /* ioctl: ENOTTY for every terminal request ('T' in arg1's type byte) */
+    UNIX_PAIR_ONLY, /* socketpair: EPERM unless the family (arg0) is AF_UNIX */
+    QUERY_ONLY,     /* personality: EPERM unless arg0 is 0xffffffff (a query) */
 };
 
 struct rule {
@@ -574,7 +643,7 @@ static const struct rule rules[] = {
  * judge then sees in the runner's maps. Copying the reference's code into
  * anonymous memory to hide it from that check is refused here. */
 #ifdef SYS_mmap
-    {SYS_mmap, MMAP_NOT_WX},
+    {SYS_mmap, MMAP_CHECKED},
 #endif
 #ifdef SYS_mprotect
     {SYS_mprotect, PROT_NOT_X},
@@ -582,8 +651,122 @@ static const struct rule rules[] = {
 #ifdef SYS_pkey_mprotect
     {SYS_pkey_mprotect, PROT_NOT_X},
 #endif
-#ifdef SYS_shmat
-    {SYS_shmat, SHMAT_NOT_X},
+#ifdef SYS_memfd_create
+    {SYS_memfd_create, DENY}, /* a file with no path: code the maps check could not place */
+#endif
+    {447 /* memfd_secret */, DENY},
+/* personality(READ_IMPLIES_EXEC) would make every readable mapping executable */
+#ifdef SYS_personality
+    {SYS_personality, QUERY_ONLY},
+#endif
+/* The network and other programs' sockets: no socket at all. The runner
+ * talks to the judge on the socket it inherited; CUDA opened what it needs
+ * before this filter. Refusing socket() closes every family and protocol
+ * (TCP, Fast Open, MPTCP, UDP, raw, netlink, pathname and abstract Unix
+ * sockets such as ssh-agent's or D-Bus's), whatever the Landlock ABI. */
+#ifdef SYS_socket
+    {SYS_socket, DENY},
+#endif
+#ifdef SYS_socketpair
+    {SYS_socketpair, UNIX_PAIR_ONLY},
+#endif
+/* System V IPC: its objects outlive the process (a later runner could read
+ * an earlier one's results) and its memory is counted by no rlimit */
+#ifdef SYS_shmget
+    {SYS_shmget, DENY},
+    {SYS_shmat, DENY},
+    {SYS_shmctl, DENY},
+    {SYS_shmdt, DENY},
+#endif
+#ifdef SYS_msgget
+    {SYS_msgget, DENY},
+    {SYS_msgsnd, DENY},
+    {SYS_msgrcv, DENY},
+    {SYS_msgctl, DENY},
+#endif
+#ifdef SYS_semget
+    {SYS_semget, DENY},
+    {SYS_semop, DENY},
+    {SYS_semctl, DENY},
+#endif
+#ifdef SYS_semtimedop
+    {SYS_semtimedop, DENY},
+#endif
+/* The terminal: no request to any tty (TIOCSTI would type into the grading
+ * user's shell), answered as if the descriptor were not a terminal */
+#ifdef SYS_ioctl
+    {SYS_ioctl, NOT_A_TTY},
+#endif
+/* What only an administrator does (a runner started by root keeps no
+ * capability, and these are refused even so) */
+#ifdef SYS_reboot
+    {SYS_reboot, DENY},
+#endif
+#ifdef SYS_kexec_load
+    {SYS_kexec_load, DENY},
+#endif
+#ifdef SYS_kexec_file_load
+    {SYS_kexec_file_load, DENY},
+#endif
+#ifdef SYS_init_module
+    {SYS_init_module, DENY},
+#endif
+#ifdef SYS_finit_module
+    {SYS_finit_module, DENY},
+#endif
+#ifdef SYS_delete_module
+    {SYS_delete_module, DENY},
+#endif
+#ifdef SYS_iopl
+    {SYS_iopl, DENY},
+#endif
+#ifdef SYS_ioperm
+    {SYS_ioperm, DENY},
+#endif
+#ifdef SYS_swapon
+    {SYS_swapon, DENY},
+    {SYS_swapoff, DENY},
+#endif
+#ifdef SYS_acct
+    {SYS_acct, DENY},
+#endif
+#ifdef SYS_chroot
+    {SYS_chroot, DENY},
+#endif
+#ifdef SYS_pivot_root
+    {SYS_pivot_root, DENY},
+#endif
+#ifdef SYS_settimeofday
+    {SYS_settimeofday, DENY},
+#endif
+#ifdef SYS_clock_settime
+    {SYS_clock_settime, DENY},
+#endif
+#ifdef SYS_clock_adjtime
+    {SYS_clock_adjtime, DENY},
+#endif
+#ifdef SYS_adjtimex
+    {SYS_adjtimex, DENY},
+#endif
+#ifdef SYS_sethostname
+    {SYS_sethostname, DENY},
+    {SYS_setdomainname, DENY},
+#endif
+#ifdef SYS_syslog
+    {SYS_syslog, DENY},
+#endif
+#ifdef SYS_quotactl
+    {SYS_quotactl, DENY},
+#endif
+#ifdef SYS_vhangup
+    {SYS_vhangup, DENY},
+#endif
+#ifdef SYS_name_to_handle_at
+    {SYS_name_to_handle_at, DENY},
+    {SYS_open_by_handle_at, DENY}, /* opens by inode, past any path rule */
+#endif
+#ifdef SYS_fanotify_init
+    {SYS_fanotify_init, DENY},
 #endif
 /* prctl: dumpable (hides from the grader), parent-death signal, ptracer */
 #ifdef SYS_prctl
@@ -609,14 +792,17 @@ static const struct rule rules[] = {
 /* open flags that write, create or empty a file */
 #define SB_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
 
-#define SB_SHM_EXEC 0100000 /* SHM_EXEC from <linux/shm.h> */
+
+/* MAP_SHARED (1) and MAP_SHARED_VALIDATE (3) both have bit 0; MAP_PRIVATE (2) not */
+#define SB_MAP_SHARED_BIT 0x01
 
 #define SB_ALLOW SECCOMP_RET_ALLOW
 #define SB_EPERM (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 #define SB_ENOSYS (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+#define SB_NOTTY (SECCOMP_RET_ERRNO | (ENOTTY & SECCOMP_RET_DATA))
 
 typedef struct {
-    struct sock_filter ins[512];
+    struct sock_filter ins[1024];
     unsigned n;
 } Bpf;
 
@@ -659,19 +845,46 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
         ret(b, SB_EPERM);
         ret(b, SB_ALLOW);
         break;
-    case MMAP_NOT_WX:
+    case MMAP_CHECKED:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
         emit(b, BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 0, 1);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 4, 0);
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(3), 0, 0);
+        emit(b, BPF_ALU | BPF_AND | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 1, 0);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    case PROT_NOT_X:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
         ret(b, SB_EPERM);
         ret(b, SB_ALLOW);
         break;
-    case PROT_NOT_X:
-    case SHMAT_NOT_X:
-        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
-        emit(b, BPF_JMP | BPF_JSET | BPF_K, v == PROT_NOT_X ? PROT_EXEC : SB_SHM_EXEC, 0, 1);
-        ret(b, SB_EPERM);
+    case NOT_A_TTY: /* the request's type byte: 'T' for every terminal ioctl (TCGETS 0x5401,
+                       TIOCSTI 0x5412), also for FIONBIO and the other requests on any
+                       descriptor, which stay allowed */
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(1), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIONBIO, 6, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIONREAD, 5, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIOCLEX, 4, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIONCLEX, 3, 0);
+        emit(b, BPF_ALU | BPF_AND | BPF_K, 0xff00, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 'T' << 8, 0, 1);
+        ret(b, SB_NOTTY);
         ret(b, SB_ALLOW);
+        break;
+    case UNIX_PAIR_ONLY:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    case QUERY_ONLY:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 0, 1);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
         break;
     case PRCTL_OPTIONS:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
@@ -715,7 +928,7 @@ static int enter_seccomp(SandboxStatus *st) {
         }
         return fail(st, "seccomp probe");
     }
-    static Bpf b; /* 4 KB: not on a thread's stack */
+    static Bpf b; /* 8 KB: not on a thread's stack */
     build_filter(&b, (uint32_t)getpid());
     if (b.n > sizeof b.ins / sizeof b.ins[0]) {
         errno = E2BIG;
@@ -775,6 +988,7 @@ int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status) {
     if (!status) status = &scratch;
     memset(status, 0, sizeof *status);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(status, "prctl(PR_SET_NO_NEW_PRIVS)");
+    if (spec->max_threads > 0 && getuid() != 0) tasks_at_start = user_tasks();
     if (enter_landlock(spec, status) != 0) return -1;
     files_restricted = true;
     files_status = *status;
@@ -790,34 +1004,41 @@ static int add_path(char ***paths, size_t *n, const char *path) {
     return 0;
 }
 
-char **sandbox_paths_beside(const char *hidden) {
-    char *real = realpath(hidden, NULL);
-    if (!real) return NULL;
-    char **paths = calloc(1, sizeof *paths);
+/* The libraries a runner may load from the loader's directories, by file
+ * name: the C and C++ runtimes, and CUDA's runtime, driver and profiler.
+ * An allow-list, so that cuBLAS or cuDNN beside them stay out of reach. */
+static const char *const runtime_names[] = {
+    "ld-linux",  "libc.so",       "libm.so",   "libdl.so",    "librt.so",         "libpthread.so",
+    "libutil.so", "libgcc_s.so",  "libstdc++.so", "libcudart.so", "libcuda.so",   "libnvidia-",
+    "libcupti.so", "libnvperf_host.so", "libnvperf_target.so", "libpcsamplingutil.so",
+};
+
+bool sandbox_runtime_library(const char *name) {
+    for (size_t i = 0; i < sizeof runtime_names / sizeof *runtime_names; i++)
+        if (!strncmp(name, runtime_names[i], strlen(runtime_names[i]))) return true;
+    return false;
+}
+
+char **sandbox_library_dirs(void) {
+    char **dirs = calloc(1, sizeof *dirs);
     size_t n = 0;
-    char dir[4096] = "/";
-    for (const char *p = real + 1; paths && *p;) { /* dir is an ancestor of hidden; p the rest */
-        size_t len = strcspn(p, "/");
-        DIR *d = opendir(dir);
-        for (struct dirent *e; d && (e = readdir(d));) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            if (strlen(e->d_name) == len && !strncmp(e->d_name, p, len)) continue; /* the way down */
-            char path[4096 + 256];
-            snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name);
-            if (add_path(&paths, &n, path) < 0) {
-                sandbox_free_paths(paths);
-                paths = NULL;
-                break;
+    void *self = dlopen(NULL, RTLD_NOW);
+    Dl_serinfo size;
+    if (!dirs || !self || dlinfo(self, RTLD_DI_SERINFOSIZE, &size) != 0) return dirs;
+    Dl_serinfo *info = malloc(size.dls_size);
+    if (info) {
+        *info = size;
+        if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) == 0 && dlinfo(self, RTLD_DI_SERINFO, info) == 0)
+            for (unsigned i = 0; i < info->dls_cnt; i++) {
+                char *real = realpath(info->dls_serpath[i].dls_name, NULL);
+                bool seen = !real;
+                for (size_t k = 0; k < n && !seen; k++) seen = !strcmp(dirs[k], real);
+                if (!seen && add_path(&dirs, &n, real) < 0) break;
+                free(real);
             }
-        }
-        if (d) closedir(d);
-        size_t used = strlen(dir);
-        snprintf(dir + used, sizeof dir - used, "%s%.*s", strcmp(dir, "/") ? "/" : "", (int)len, p);
-        p += len;
-        while (*p == '/') p++;
+        free(info);
     }
-    free(real);
-    return paths;
+    return dirs;
 }
 
 void sandbox_free_paths(char **paths) {
@@ -843,9 +1064,12 @@ int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
         if (s != RLIM_INFINITY && (double)s < spec->cpu_seconds) s++; /* rounded up */
         if (set_limit(RLIMIT_CPU, "RLIMIT_CPU", s, status) != 0) return -1;
     }
+    if (!files_restricted && spec->max_threads > 0 && getuid() != 0) tasks_at_start = user_tasks();
+    if (limit_threads(spec, status) != 0) return -1;
     /* 2. no setuid or file-capability gains from here on (Landlock and
-     *    seccomp need it without CAP_SYS_ADMIN) */
+     *    seccomp need it without CAP_SYS_ADMIN), and no capability kept */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(status, "prctl(PR_SET_NO_NEW_PRIVS)");
+    if (drop_capabilities(status) != 0) return -1;
     /* 3. files, TCP, signals (unless sandbox_restrict_files did it before any thread existed) */
     if (!files_restricted && enter_landlock(spec, status) != 0) return -1;
     /* 4. syscalls */

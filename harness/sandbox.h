@@ -21,6 +21,8 @@ typedef struct {
     double cpu_seconds;             /* RLIMIT_CPU, rounded up; 0 = leave */
     long long file_size_bytes;      /* RLIMIT_FSIZE; 0 = leave */
     int max_open_files;             /* RLIMIT_NOFILE; 0 = leave */
+    int max_threads;                /* threads this process may start beyond those it has (RLIMIT_NPROC
+                                       over the user's count before the sandbox); 0 = leave */
 } SandboxSpec;
 
 typedef struct {
@@ -37,12 +39,15 @@ typedef struct {
  * after CUDA is up. Same return convention as sandbox_enter. */
 int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status);
 
-/* Every path beside the way to `hidden`: the entries of each directory from
- * / down to hidden's parent, except the one that leads to hidden. As
- * read_paths they allow reading the whole file system but `hidden` (the
- * build directory, with the reference's library and the judges). A
- * NULL-terminated array of strings, all freed by sandbox_free_paths. */
-char **sandbox_paths_beside(const char *hidden);
+/* Whether a library's file name is one a runner may load from the
+ * loader's directories: the C and C++ runtimes, CUDA's runtime, driver and
+ * profiler (never cuBLAS, cuDNN or another library of the toolkit). */
+bool sandbox_runtime_library(const char *name);
+
+/* The directories the loader searches for this program (LD_LIBRARY_PATH,
+ * its run path, the system's), each as realpath gives it, once. A
+ * NULL-terminated array freed by sandbox_free_paths; empty when unknown. */
+char **sandbox_library_dirs(void);
 void sandbox_free_paths(char **paths);
 
 /* Sets the limits, no_new_privs, Landlock and the seccomp filter, in that

@@ -194,7 +194,10 @@ static void kill_descendants(void) {
  * has one). Otherwise it waits for the program and ends the same way, so
  * that proc_run sees the program's exit status. Never returns. */
 static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int status_w) {
-    setpgid(0, 0);
+    /* A session of its own, which is also its own process group: nothing the
+     * run starts has a controlling terminal (no /dev/tty, no TIOCSTI typed
+     * into the user's shell), and kill(-pid) reaches the whole run */
+    setsid();
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     struct sigaction act;
     memset(&act, 0, sizeof act);
@@ -286,7 +289,9 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         return error("cannot start '%s': %s", spec->argv[0], strerror(err));
     }
     if (pid == 0) guard(spec, parent, out[1], resp[1], status[1]);
-    setpgid(pid, pid); /* also here, so that kill(-pid) works at once */
+    /* no setpgid(pid, pid) here: it would make the guard a group leader,
+     * which setsid() refuses; the status pipe below closes only at the
+     * program's exec, after the guard's setsid() */
     close(out[1]);
     close(status[1]);
     if (resp[1] >= 0) close(resp[1]);

@@ -1,6 +1,7 @@
 /* The one way gpucourse runs another program (nvcc, the harness,
  * cuobjdump): fork and exec of an argv array (never a shell string), in its
- * own process group so a timeout or Ctrl-C ends the whole group, stdout and
+ * own session and process group (no controlling terminal; a timeout or
+ * Ctrl-C ends the whole group), stdout and
  * stderr captured together up to a cap, and optionally a private result pipe
  * at a fixed descriptor in the child.
  *

@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -489,6 +490,47 @@ static void test_pool_dies_with_us(void **state) {
     assert_true(both);
 }
 
+/* A run has no controlling terminal even when gpucourse has one: nothing
+ * it starts can open /dev/tty or type into the user's shell with TIOCSTI
+ * (issue 44's item 1). The child takes a pseudo-terminal as its terminal,
+ * as a student's shell is, then runs a program that looks for it. */
+static void test_no_controlling_terminal(void **state) {
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        setsid();
+        int master = posix_openpt(O_RDWR | O_NOCTTY);
+        if (master < 0 || grantpt(master) || unlockpt(master)) _exit(3);
+        int tty = open(ptsname(master), O_RDWR); /* the session's terminal from here */
+        if (tty < 0) _exit(3);
+        int here = open("/dev/tty", O_RDONLY);
+        if (here < 0) _exit(4); /* the test itself must see it */
+        close(here);
+        const char *argv[] = {"/bin/sh", "-c", "if (exec 3</dev/tty) 2>/dev/null; then echo terminal; else echo none; fi", NULL};
+        ProcSpec spec = {.argv = argv, .timeout_s = 10};
+        ProcResult r;
+        if (proc_run(&spec, &r) != 0) _exit(5);
+        ssize_t w = write(fds[1], r.output, r.output_len);
+        _exit(w == (ssize_t)r.output_len ? 0 : 6);
+    }
+    close(fds[1]);
+    char out[256] = "";
+    ssize_t n = read(fds[0], out, sizeof out - 1);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    out[n > 0 ? n : 0] = '\0';
+    print_message("# the run saw: %s", out);
+    assert_non_null(strstr(out, "none"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_and_exit_code), cmocka_unit_test(test_output_is_capped),
@@ -501,6 +543,7 @@ int main(void) {
         cmocka_unit_test(test_working_directory), cmocka_unit_test(test_interrupt_is_kept),
         cmocka_unit_test(test_pool), cmocka_unit_test(test_pool_worker_dies),
         cmocka_unit_test(test_pool_interrupt), cmocka_unit_test(test_pool_dies_with_us),
+        cmocka_unit_test(test_no_controlling_terminal),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }

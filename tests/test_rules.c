@@ -70,15 +70,20 @@ static const char maps_clean[] =
     "7f0000000000-7f0000100000 r-xp 00000000 fd:01 124 /ws/.build/student-ex01.so\n"
     "7f0000200000-7f0000300000 r-xp 00000000 fd:01 125 /usr/local/cuda/lib64/libcudart.so.13.0.96\n"
     "7f0000400000-7f0000500000 r-xp 00000000 fd:01 126 /usr/local/nvidia/lib64/libcuda.so.580.159.04\n"
-    "7f0000600000-7f0000700000 rw-s 00000000 00:05 127 /dev/nvidia0\n"
+    "7f0000500000-7f0000510000 r-xp 00000000 fd:01 127 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+    "7f0000600000-7f0000700000 rw-s 00000000 00:05 128 /dev/nvidia0\n"
+    "7f0000700000-7f0000800000 r--p 00000000 fd:01 129 /usr/share/locale/some.mo\n"
     "7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]\n"
     "7ffc00100000-7ffc00102000 r-xp 00000000 00:00 0 [vdso]\n";
 
 static const char *const allowed[] = {"/ws/.build/runner-vector_add", "/ws/.build/student-ex01.so", NULL};
+static const char *const lib_dirs[] = {"/usr/local/cuda/lib64", "/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu",
+                                       NULL};
 
 static bool offends(const char *extra, char *who) {
     char *maps = xprintf("%s%s", maps_clean, extra);
-    bool bad = rules_maps_offender(maps, "/ws/.build", allowed, who, 4096);
+    MapsAllowed ok = {allowed, lib_dirs, "/ws/.build"};
+    bool bad = rules_maps_offender(maps, &ok, who, 4096);
     free(maps);
     return bad;
 }
@@ -95,8 +100,11 @@ static void test_maps_vendor_library(void **state) {
     assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 200 "
                         "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13.1.0.3\n",
                         who));
-    assert_string_equal(who, "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13.1.0.3");
+    assert_string_equal(who, "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13.1.0.3 (a vendor library)");
     assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 200 /usr/lib/x86_64-linux-gnu/libcudnn.so.9\n",
+                        who));
+    /* in the loader's directory, but not a library of the runtime's */
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 200 /usr/local/cuda/lib64/libcusparseLt.so.0\n",
                         who));
 }
 
@@ -104,22 +112,66 @@ static void test_maps_reference_and_other_builds(void **state) {
     (void)state;
     char who[4096];
     assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 201 /ws/.build/reference-ex01.so\n", who));
-    assert_string_equal(who, "/ws/.build/reference-ex01.so");
+    assert_string_equal(who, "/ws/.build/reference-ex01.so (a file of the build directory)");
     assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 202 /ws/.build/student-ex05.so (deleted)\n",
                         who));
-    assert_string_equal(who, "/ws/.build/student-ex05.so (deleted)");
+    assert_string_equal(who, "/ws/.build/student-ex05.so (a file of the build directory)");
+    /* read, not executed: still the reference's file */
+    assert_true(offends("7f1000000000-7f1000100000 r--p 00000000 fd:01 201 /ws/.build/reference-ex01.so\n", who));
     /* the student's own library, rebuilt since it was loaded */
     assert_false(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 205 /ws/.build/student-ex01.so (deleted)\n",
                          who));
-    /* a directory that merely starts with the build directory's name is not inside it */
-    assert_false(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 203 /ws/.build2/x.so\n", who));
+    /* another workspace's build (a class's OUT/build, a classmate): code from outside the runtime */
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 203 /ws/.build2/reference-ex01.so\n", who));
+    assert_string_equal(who, "/ws/.build2/reference-ex01.so (code from outside the runtime's libraries)");
 }
 
 static void test_maps_code_from_memory(void **state) {
     (void)state;
     char who[4096];
     assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 00:01 204 /memfd:x (deleted)\n", who));
-    assert_string_equal(who, "/memfd:x (deleted)");
+    assert_string_equal(who, "/memfd:x (code from memory (memfd))");
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 00:00 0 \n", who));
+    assert_string_equal(who, "code in memory mapped from no file");
+    /* a prebuilt library in the student's repository, whatever its name */
+    assert_true(offends("7f1000000000-7f1000100000 r-xp 00000000 fd:01 206 /home/s/repo/exercises/libcudart.so.13\n",
+                        who));
+    /* plain data from a file is no code */
+    assert_false(offends("7f1000000000-7f1000100000 r--p 00000000 fd:01 207 /home/s/repo/data.bin\n", who));
+}
+
+/* A copy of a vendor library under a name of the runtime's, where the
+ * loader looks: known by its SONAME (issue 44's item 5). */
+static void test_maps_vendor_library_by_soname(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *src = path_join(dir, "x.c"), *lib = path_join(dir, "libcudart.so.13");
+    put_file(dir, "x.c", "int cublasSgemm_v2(void) { return 0; }\n");
+    char *cmd = xprintf("cc -shared -fPIC -Wl,-soname,libcublasLt.so.13 -o %s %s", lib, src);
+    if (system(cmd) != 0) {
+        print_message("# no C compiler to build a library with\n");
+        tmpdir_remove(dir);
+        skip();
+    }
+    char soname[256];
+    assert_true(rules_elf_soname(lib, soname, sizeof soname));
+    assert_string_equal(soname, "libcublasLt.so.13");
+    char *maps = xprintf("%s7f1000000000-7f1000100000 r-xp 00000000 fd:01 300 %s\n", maps_clean, lib);
+    const char *const dirs[] = {lib_dirs[0], lib_dirs[1], lib_dirs[2], dir, NULL};
+    MapsAllowed ok = {allowed, dirs, "/ws/.build"};
+    char who[4096];
+    assert_true(rules_maps_offender(maps, &ok, who, sizeof who));
+    char *want = xprintf("%s (a vendor library under another name)", lib);
+    assert_string_equal(who, want);
+    free(want);
+    /* not ELF, empty, truncated: no SONAME, no crash */
+    put_file(dir, "junk.so", "\177ELF\2\1\1");
+    char *junk = path_join(dir, "junk.so");
+    assert_false(rules_elf_soname(junk, soname, sizeof soname));
+    assert_false(rules_elf_soname(src, soname, sizeof soname));
+    assert_false(rules_elf_soname("/nonexistent/lib.so", soname, sizeof soname));
+    free(junk), free(maps), free(cmd), free(lib), free(src);
+    tmpdir_remove(dir);
 }
 
 /* NVML's samples as the judge read them beside a hog on the H100: the
@@ -246,6 +298,7 @@ int main(void) {
         cmocka_unit_test(test_maps_vendor_library),
         cmocka_unit_test(test_maps_reference_and_other_builds),
         cmocka_unit_test(test_maps_code_from_memory),
+        cmocka_unit_test(test_maps_vendor_library_by_soname),
         cmocka_unit_test(test_neighbours),
         cmocka_unit_test(test_pick_cpus),
         cmocka_unit_test(test_watch_honest),

@@ -16,7 +16,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <grp.h>
+#include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/personality.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <termios.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,7 +86,8 @@ static Report run_sandboxed(Step before, Step probe) {
                             .write_paths = write_paths,
                             .cpu_seconds = 2.5,
                             .file_size_bytes = 1 << 20,
-                            .max_open_files = 128};
+                            .max_open_files = 128,
+                            .max_threads = 64};
         if (before) before(&r);
         r.entered = sandbox_enter(&spec, &r.status);
         if (r.entered == 0 && probe) probe(&r);
@@ -146,8 +155,10 @@ static void test_status(void **state) {
     print_message("# Landlock ABI %d (%s), seccomp %s; note: '%s'\n", r.status.landlock_abi,
                   r.status.landlock ? "on" : "off", r.status.seccomp ? "on" : "off", r.status.note);
     assert_int_equal(r.status.landlock, r.status.landlock_abi > 0);
-    /* a single-threaded process on a kernel with everything: nothing to report */
-    if (r.status.landlock_abi >= 6 && r.status.seccomp) assert_string_equal(r.status.note, "");
+    /* a single-threaded process on a kernel with everything: nothing to report
+     * but, for root, that the kernel does not bound its threads */
+    if (r.status.landlock_abi >= 6 && r.status.seccomp)
+        assert_string_equal(r.status.note, getuid() == 0 ? "threads not bounded (the kernel exempts root from RLIMIT_NPROC)" : "");
     if (!r.status.landlock || !r.status.seccomp) assert_true(r.status.note[0] != '\0');
 }
 
@@ -408,26 +419,185 @@ static void test_files(void **state) {
     free(secret);
 }
 
-static void probe_tcp(Report *r) {
-    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    record(r, s);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    record(r, connect(s, (struct sockaddr *)&a, sizeof a));
-    close(s);
-    s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    a.sin_port = htons(47321);
-    record(r, bind(s, (struct sockaddr *)&a, sizeof a));
-    close(s);
+static void probe_network(Report *r) {
+    static const int kinds[][3] = {
+        {AF_INET, SOCK_STREAM, 0},         {AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */},
+        {AF_INET, SOCK_DGRAM, 0},          {AF_INET6, SOCK_DGRAM, 0},
+        {AF_UNIX, SOCK_STREAM, 0},         {AF_UNIX, SOCK_DGRAM, 0},
+        {AF_NETLINK, SOCK_RAW, 0},         {AF_PACKET, SOCK_RAW, 0},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        int s = socket(kinds[i][0], kinds[i][1] | SOCK_CLOEXEC, kinds[i][2]);
+        record(r, s);
+        if (s >= 0) close(s);
+    }
+    int pair[2];
+    record(r, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair)); /* between this process's own threads */
+    if (r->ret[r->n - 1] == 0) close(pair[0]), close(pair[1]);
+    record(r, socketpair(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, pair));
 }
 
-static void test_tcp(void **state) {
+/* No socket at all (issue 44's item 2): TCP, Fast Open and MPTCP (all need a
+ * TCP socket first), UDP, Unix sockets of other programs (ssh-agent, D-Bus),
+ * netlink, raw; a pair between its own threads stays. */
+static void test_network(void **state) {
     (void)state;
-    Report r = run_sandboxed(NULL, probe_tcp);
-    need_landlock(&r, 4);
+    Report r = run_sandboxed(NULL, probe_network);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 10);
+    for (int i = 0; i < 8; i++) assert_refused(r, i, EPERM);
+    assert_int_equal(r.ret[8], 0);
+    assert_refused(r, 9, EPERM);
+}
+
+/* ---- the terminal, IPC, shared memory, capabilities, threads, /proc ----------------- */
+
+static int g_tty = -1; /* the child's controlling terminal (a pseudo-terminal's slave) */
+
+/* Before the sandbox: a session of its own whose controlling terminal is a
+ * new pseudo-terminal, as a runner started from a shell would have. */
+static void take_a_terminal(Report *r) {
+    (void)r;
+    setsid();
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) || unlockpt(master)) return;
+    g_tty = open(ptsname(master), O_RDWR); /* without O_NOCTTY: the session's terminal now */
+}
+
+static void probe_terminal(Report *r) {
+    char c = 'x';
+    int one = 1;
+    record(r, g_tty);
+    record(r, open("/dev/tty", O_RDONLY | O_CLOEXEC));
+    record(r, ioctl(g_tty, TIOCSTI, &c));
+    struct termios mode;
+    record(r, ioctl(g_tty, TCGETS, &mode));
+    record(r, ioctl(g_tty, FIONBIO, &one)); /* not a terminal request: still allowed */
+}
+
+/* Nothing typed into the grading user's shell (issue 44's item 1). */
+static void test_terminal(void **state) {
+    (void)state;
+    Report r = run_sandboxed(take_a_terminal, probe_terminal);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 5);
+    assert_true(r.ret[0] >= 0);     /* the terminal was there to type into */
+    assert_int_equal(r.ret[1], -1); /* /dev/tty: not in read_paths (EACCES) */
+    assert_refused(r, 2, ENOTTY);   /* TIOCSTI */
+    assert_refused(r, 3, ENOTTY);
+    assert_int_equal(r.ret[4], 0);
+}
+
+static void probe_ipc_and_memory(Report *r) {
+    record(r, shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600));
+    record(r, msgget(IPC_PRIVATE, IPC_CREAT | 0600));
+    record(r, semget(IPC_PRIVATE, 1, IPC_CREAT | 0600));
+    record(r, syscall(SYS_memfd_create, "code", 0));
+    void *shared = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    record(r, shared == MAP_FAILED ? -1 : 0);
+    void *priv = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    record(r, priv == MAP_FAILED ? -1 : 0);
+    record(r, open("/dev/zero", O_RDONLY | O_CLOEXEC)); /* its shared mappings are shared memory too */
+    record(r, personality(0x0400000 /* READ_IMPLIES_EXEC */));
+    record(r, personality(0xffffffff)); /* a query */
+    record(r, open("/tmp", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600));
+}
+
+/* No System V IPC, which outlives the process; no memory that RLIMIT_DATA
+ * does not count; no code from a file without a path (items 3 and 6). */
+static void test_ipc_and_memory(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_ipc_and_memory);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 10);
+    for (int i = 0; i < 5; i++) assert_refused(r, i, EPERM);
+    assert_int_equal(r.ret[5], 0);
+    assert_int_equal(r.ret[6], -1);
+    assert_refused(r, 7, EPERM);
+    assert_true(r.ret[8] >= 0);
+    assert_int_equal(r.ret[9], -1);
+}
+
+static void probe_capabilities(Report *r) {
+    struct {
+        uint32_t version;
+        int pid;
+    } head = {0x20080522, 0};
+    uint32_t data[6] = {1, 1, 1, 1, 1, 1};
+    long rc = syscall(SYS_capget, &head, data);
+    record(r, rc);
+    record(r, (long)(data[0] | data[3])); /* effective */
+    record(r, (long)(data[1] | data[4])); /* permitted */
+}
+
+/* Whoever starts the runner, root included, it keeps no capability. */
+static void test_capabilities(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_capabilities);
     assert_int_equal(r.n, 3);
+    assert_int_equal(r.ret[0], 0);
+    assert_int_equal(r.ret[1], 0);
+    assert_int_equal(r.ret[2], 0);
+}
+
+static int g_release[2] = {-1, -1};
+
+static void *parked(void *arg) {
+    (void)arg;
+    char c;
+    ssize_t ignored = read(g_release[0], &c, 1);
+    (void)ignored;
+    return NULL;
+}
+
+/* Root is exempt from RLIMIT_NPROC: the child becomes a second user first. */
+static void become_another_user(Report *r) {
+    (void)r;
+    if (getuid() != 0) return;
+    if (setgroups(0, NULL) || setgid(65534) || setuid(65534)) _exit(5); /* nobody */
+}
+
+static void probe_threads_bounded(Report *r) {
+    if (pipe(g_release) != 0) return;
+    pthread_t t[400];
+    int started = 0;
+    while (started < 400 && pthread_create(&t[started], NULL, parked, NULL) == 0) started++;
+    record(r, started);
+    close(g_release[1]);
+    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+}
+
+/* At most max_threads (64) more tasks than the user had (item 6). */
+static void test_threads_bounded(void **state) {
+    (void)state;
+    Report r = run_sandboxed(become_another_user, probe_threads_bounded);
+    assert_int_equal(r.n, 1);
+    print_message("# %ld threads started of 400\n", r.ret[0]);
+    assert_true(r.ret[0] >= 1);
+    assert_true(r.ret[0] <= 64);
+}
+
+static void probe_proc(Report *r) {
+    char path[64];
+    record(r, open("/proc/self/status", O_RDONLY | O_CLOEXEC));
+    record(r, open("/proc/thread-self/comm", O_RDONLY | O_CLOEXEC));
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+    record(r, open(path, O_RDONLY | O_CLOEXEC));
+    record(r, open("/proc/1/cmdline", O_RDONLY | O_CLOEXEC));
+    record(r, open("/proc/sys/kernel/hostname", O_RDONLY | O_CLOEXEC));
+}
+
+/* Its own /proc directory, never another process's (item 3). */
+static void test_proc(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_proc);
+    need_landlock(&r, 1);
+    assert_int_equal(r.n, 5);
     assert_true(r.ret[0] >= 0);
-    assert_refused(r, 1, EACCES);
+    assert_true(r.ret[1] >= 0);
     assert_refused(r, 2, EACCES);
+    assert_refused(r, 3, EACCES);
+    assert_refused(r, 4, EACCES);
 }
 
 /* ---- limits --------------------------------------------------------------------- */
@@ -514,40 +684,50 @@ static void test_memory_and_metadata(void **state) {
  * starts its threads: then threads started later are bound as well. */
 static void test_restrict_files_before_threads(void **state) {
     (void)state;
-    char *hidden = in_dir("hidden"), *secret = in_dir("hidden/reference.so");
+    char *secret = in_dir("hidden/reference.so");
     put_file(g_dir, "hidden/reference.so", "not for students\n");
-    char **beside = sandbox_paths_beside(hidden);
-    assert_non_null(beside);
-    bool sees_hidden = false, sees_usr = false;
-    for (char **p = beside; *p; p++) {
-        sees_hidden |= strncmp(*p, hidden, strlen(hidden)) == 0;
-        sees_usr |= strcmp(*p, "/usr") == 0;
-    }
-    assert_false(sees_hidden);
-    assert_true(sees_usr);
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        SandboxSpec spec = {.read_paths = (const char *const *)beside};
+        const char *reads[] = {"/usr/lib", "/lib", "/lib64", NULL};
+        SandboxSpec spec = {.read_paths = reads};
         SandboxStatus st;
         if (sandbox_restrict_files(&spec, &st) != 0) _exit(10);
         if (!st.landlock) _exit(77);
-        int fd = open("/usr/lib", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* everything else stays readable */
+        int fd = open("/usr/lib", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* what the list allows */
         if (fd < 0) _exit(11);
         close(fd);
         if (open(secret, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES) _exit(12);
+        if (open("/etc/passwd", O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES) _exit(14); /* and nothing else */
         if (sandbox_enter(&spec, &st) != 0 || !st.landlock) _exit(13);
         _exit(0);
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    sandbox_free_paths(beside);
-    free(hidden);
     free(secret);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 77) skip();
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The runtime's libraries by name: never a vendor library; the loader's
+ * directories, as real paths. */
+static void test_runtime_libraries(void **state) {
+    (void)state;
+    assert_true(sandbox_runtime_library("libcudart.so.13"));
+    assert_true(sandbox_runtime_library("libcuda.so.1"));
+    assert_true(sandbox_runtime_library("libnvidia-ptxjitcompiler.so.1"));
+    assert_true(sandbox_runtime_library("libc.so.6"));
+    assert_false(sandbox_runtime_library("libcublas.so.13"));
+    assert_false(sandbox_runtime_library("libcublasLt.so.13"));
+    assert_false(sandbox_runtime_library("libcudnn.so.9"));
+    assert_false(sandbox_runtime_library("libcudart_static.a"));
+    assert_false(sandbox_runtime_library("reference-ex01.so"));
+    char **dirs = sandbox_library_dirs();
+    assert_non_null(dirs);
+    for (char **d = dirs; *d; d++) assert_true((*d)[0] == '/');
+    sandbox_free_paths(dirs);
 }
 
 int main(void) {
@@ -556,7 +736,10 @@ int main(void) {
         cmocka_unit_test(test_threads_started_before),
         cmocka_unit_test(test_no_new_processes), cmocka_unit_test(test_other_processes),
         cmocka_unit_test(test_signals),         cmocka_unit_test(test_files),
-        cmocka_unit_test(test_tcp),             cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_network),         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_terminal),        cmocka_unit_test(test_ipc_and_memory),
+        cmocka_unit_test(test_capabilities),    cmocka_unit_test(test_threads_bounded),
+        cmocka_unit_test(test_proc),            cmocka_unit_test(test_runtime_libraries),
         cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
         cmocka_unit_test(test_restrict_files_before_threads),
     };
