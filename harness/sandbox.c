@@ -332,12 +332,6 @@ static int enter_landlock(const SandboxSpec *spec, SandboxStatus *st) {
         attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
         attr_size = sizeof attr;
     }
-    if (abi < 6)
-        note_add(st, "Landlock ABI %ld does not restrict %s", abi,
-                 abi < 3   ? "truncate(2), TCP, signals to other processes"
-                 : abi < 4 ? "TCP, signals to other processes"
-                           : "signals to other processes");
-
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0U);
     if (ruleset < 0) return fail(st, "landlock_create_ruleset");
 
@@ -1074,6 +1068,13 @@ int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
     if (!files_restricted && enter_landlock(spec, status) != 0) return -1;
     /* 4. syscalls */
     if (enter_seccomp(status) != 0) return -1;
+    /* What an older Landlock lacks, the filter refuses anyway (no socket, no
+     * signal to another process, no truncate); without the filter it is open */
+    if (!status->seccomp && status->landlock && status->landlock_abi < 6)
+        note_add(status, "Landlock ABI %d does not restrict %s", status->landlock_abi,
+                 status->landlock_abi < 3   ? "truncate(2), TCP, signals to other processes"
+                 : status->landlock_abi < 4 ? "TCP, signals to other processes"
+                                            : "signals to other processes");
     /* RLIMIT_NOFILE last: the steps above open descriptors of their own */
     if (spec->max_open_files > 0 &&
         set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", (rlim_t)spec->max_open_files, status) != 0)
