@@ -46,7 +46,7 @@ else
     PUID=$(id -u) PGID=$(id -g)
 fi
 
-listener= victim= ipc_ids=
+listener='' victim='' ipc_ids=''
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
     [ -n "$victim" ] && kill "$victim" 2>/dev/null
@@ -88,7 +88,7 @@ build_standins() {
         for f in $needed; do
             printf '%s\n' "$have" | grep -qx "$f" || echo "int $f(void) { return 801; }" >>"$T/standin/gen-$name.c"
         done
-        gcc -shared -fPIC -Wl,-soname,"$name" $extra -o "$T/standin/$name" "$src" "$T/standin/gen-$name.c" || return 1
+        gcc -shared -fPIC -Wl,-soname,"$name" ${extra:+"$extra"} -o "$T/standin/$name" "$src" "$T/standin/gen-$name.c" || return 1
         have=$(nm -D --defined-only "$T/standin/$name" | awk '{ print $3 }' | sed 's/@.*//')
         for f in $needed; do printf '%s\n' "$have" | grep -qx "$f" || { echo "$name lacks $f"; return 1; }; done
     }
@@ -119,7 +119,7 @@ ABSTRACT=gpucourse-probe-$$
 python3 "$S/listeners.py" "$T/arrived" "$T/agent/agent.sock" "$ABSTRACT" "$PUID" "$PGID" </dev/null >/dev/null \
     2>"$T/listeners.err" &
 listener=$!
-for i in $(seq 100); do [ -e "$T/arrived/ports" ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ -e "$T/arrived/ports" ] && break; sleep 0.05; done
 read -r TCP_PORT UDP4_PORT UDP6_PORT <"$T/arrived/ports" 2>/dev/null
 # (a simple command, so that $! is the process itself)
 if [ "$PUID" != "$(id -u)" ]; then
@@ -156,7 +156,7 @@ for id in $(sed -n 's/.*shmid=\([0-9]*\).*/-m=\1/p; s/.*msqid=\([0-9]*\).*/-q=\1
 done
 got_through() { grep -q "^probe $1: OPEN (" "$T/control"; }
 t_control() {
-    local missing= p what
+    local missing='' p what
     grep -q '^probe ready: ' "$T/control" && grep -q '^probe done' "$T/control" ||
         { echo "the control did not run every probe:"; cat "$T/control"; return 1; }
     grep ': blocked (' "$T/control"  # shown: what this machine refuses
@@ -180,7 +180,7 @@ CHECK_LINES=40 check "control: without the sandbox the probes get through, and t
 # call) is blocked; the runner is started again without it, until all ran.
 : >"$T/probes"
 skip=
-for round in $(seq 40); do
+for _ in $(seq 40); do
     LD_LIBRARY_PATH=$T/standin "$T/standin/startup" "$RUNNER" "$HOSTILE" "$PUID" "$PGID" 120 "$skip" \
         >"$T/round" 2>&1
     cat "$T/round" >>"$T/probes"
@@ -221,7 +221,7 @@ probe_check() {
         local line
         line=$(grep -m1 "^probe $probe: " "$T/probes") || { echo "probe $probe: no result"; return 1; }
         echo "$line"
-        [ "${line#probe $probe: blocked }" != "$line" ]
+        [ "${line#"probe $probe: blocked "}" != "$line" ]
     }
     CHECK_LINES=3 check "item $item: $probe blocked" t_probe
 }
