@@ -1611,7 +1611,8 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
         free(logs);
     }
     if (rc) goto done;
-    run = roster.run ? xstrdup(roster.run) : class_run_id();
+    /* a task's results belong to the run that froze its roster; any other run is a fresh one */
+    run = o->task >= 0 && roster.run ? xstrdup(roster.run) : class_run_id();
     ClassOptions co = {list, count, out, o->seed, o->timeout_s, class_phase, run};
     if (o->task >= 0) { /* one array task: its student, no collection */
         rc = class_grade_student(s.course, &roster, o->task, &co);

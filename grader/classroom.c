@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -168,6 +167,8 @@ static int load_file(const char *path, Roster *r) {
             else add_student(r, name, line, where);
             continue;
         }
+        size_t end = strlen(line);
+        if (end && line[end - 1] == '\r') line[end - 1] = '\0'; /* a file written on Windows */
         bool control = has_control(line);
         char *name, *where;
         split_line(line, &name, &where);
@@ -205,7 +206,7 @@ int roster_load(const char *path, Roster *r) {
     /* two names that come to one file name (only a name made to match another's hash can) */
     for (int i = 0; rc == 0 && i < r->count; i++)
         for (int j = i + 1; rc == 0 && j < r->count; j++)
-            if (!strcasecmp(r->students[i].file, r->students[j].file))
+            if (!strcmp(r->students[i].file, r->students[j].file))
                 rc = error("%s: '%s' and '%s' would share the file name %s under the output directory", path,
                            r->students[i].name, r->students[j].name, r->students[i].file);
     if (rc) roster_free(r);
