@@ -3,9 +3,12 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/progress.h"
@@ -23,6 +26,10 @@
 
 /* ------------------------------------------------------------ the roster */
 
+/* The first line of a frozen roster (class_freeze_roster): then one line
+ * per student, FILE TAB NAME TAB PATH, taken as written. */
+static const char frozen_magic[] = "# gpucourse frozen roster 1";
+
 static bool good_name(const char *s) {
     if (!*s || *s == '.') return false;
     for (; *s; s++)
@@ -30,82 +37,247 @@ static bool good_name(const char *s) {
     return true;
 }
 
-static void add_student(Roster *r, const char *name, const char *path) {
+/* The name as shown and written to the gradebook: valid UTF-8, no control
+ * characters (a directory's name may hold any byte but '/'). */
+static char *display_name(const char *s) {
+    StrBuf sb = {0};
+    sb_add_visible(&sb, s, strlen(s));
+    char *d = sb_take(&sb);
+    for (char *c = d; *c; c++)
+        if (*c == '\n' || *c == '\t') *c = '?';
+    return d;
+}
+
+/* The name that names the student's files under OUT: the name itself where
+ * it is letters, digits, '.', '-', '_' (not first '.'); else those kept,
+ * the rest '_', and a hash of the whole name after it, so that `zoë` and
+ * `zoé` stay apart (zo_-1a2b3c4d). */
+static char *file_name(const char *name) {
+    if (good_name(name) && strlen(name) <= 100) return xstrdup(name);
+    StrBuf sb = {0};
+    for (const char *c = name; *c && sb.len < 64; c++)
+        sb_add(&sb, isalnum((unsigned char)*c) || *c == '-' || *c == '_' || (*c == '.' && c != name) ? c : "_", 1);
+    sb_printf(&sb, "-%08llx", (unsigned long long)(hash_str(HASH_INIT, name) & 0xffffffffu));
+    return sb_take(&sb);
+}
+
+static void add_student(Roster *r, const char *name, const char *file, const char *path) {
     r->students = xrealloc(r->students, (size_t)(r->count + 1) * sizeof *r->students);
-    r->students[r->count++] = (Student){xstrdup(name), xstrdup(path)};
+    r->students[r->count++] = (Student){xstrdup(name), xstrdup(path), xstrdup(file)};
 }
 
 static int by_name(const void *a, const void *b) {
     return strcmp(((const Student *)a)->name, ((const Student *)b)->name);
 }
 
-int roster_load(const char *path, Roster *r) {
-    memset(r, 0, sizeof *r);
-    if (dir_exists(path)) {
-        DIR *d = opendir(path);
-        if (!d) return error("cannot read the roster directory '%s'", path);
-        for (struct dirent *de; (de = readdir(d));) {
-            char *dir = path_join(path, de->d_name), *ex = path_join(dir, "exercises");
-            if (good_name(de->d_name) && dir_exists(ex)) add_student(r, de->d_name, dir);
-            free(dir);
-            free(ex);
+static int compare_strings(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory: each subdirectory with an exercises/ directory is a student;
+ * every other entry is skipped with its reason in r->skipped. */
+static int load_directory(const char *path, Roster *r) {
+    DIR *d = opendir(path);
+    if (!d) return error("cannot read the roster directory '%s'", path);
+    StrList entries = {0};
+    for (struct dirent *de; (de = readdir(d));)
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) strlist_add(&entries, de->d_name);
+    closedir(d);
+    qsort(entries.items, (size_t)entries.count, sizeof *entries.items, compare_strings);
+    for (int i = 0; i < entries.count; i++) {
+        const char *entry = entries.items[i];
+        char *dir = path_join(path, entry), *ex = path_join(dir, "exercises");
+        char *shown = display_name(entry);
+        if (!dir_exists(dir) || !dir_exists(ex)) {
+            char *why = xprintf("%s: %s", shown, !dir_exists(dir) ? "not a directory" : "no exercises/ directory in it");
+            strlist_add(&r->skipped, why);
+            free(why);
+        } else {
+            char *file = file_name(entry);
+            add_student(r, shown, file, dir);
+            free(file);
         }
-        closedir(d);
-        qsort(r->students, (size_t)r->count, sizeof *r->students, by_name);
-        if (r->count == 0) return error("%s: no student workspaces (subdirectories with an exercises/ directory)", path);
-        return 0;
+        free(shown);
+        free(dir);
+        free(ex);
     }
+    strlist_free(&entries);
+    qsort(r->students, (size_t)r->count, sizeof *r->students, by_name);
+    if (r->count == 0) return error("%s: no student workspaces (subdirectories with an exercises/ directory)", path);
+    return 0;
+}
+
+/* The line's first word, then the rest (trailing blanks cut): NAME PATH,
+ * where PATH may hold spaces. Cut at a '#' that starts the line or follows
+ * a blank: a comment; a '#' inside a word is part of it. */
+static void split_line(char *line, char **name, char **rest) {
+    for (char *c = line; *c; c++)
+        if (*c == '#' && (c == line || c[-1] == ' ' || c[-1] == '\t')) {
+            *c = '\0';
+            break;
+        }
+    size_t end = strlen(line);
+    while (end && (line[end - 1] == ' ' || line[end - 1] == '\t' || line[end - 1] == '\r')) line[--end] = '\0';
+    char *p = line + strspn(line, " \t");
+    *name = p;
+    p += strcspn(p, " \t");
+    if (*p) *p++ = '\0';
+    *rest = p + strspn(p, " \t");
+}
+
+/* Whether a control character (other than tab) is in s. */
+static bool has_control(const char *s) {
+    for (; *s; s++)
+        if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f) return true;
+    return false;
+}
+
+static int load_file(const char *path, Roster *r) {
     size_t len = 0;
     char *text = read_file(path, &len);
     if (!text) return -1;
-    char *base = path_dirname(path), *save = NULL;
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        int at = 1;
+        for (const char *c = text; c < nul; c++) at += *c == '\n';
+        free(text);
+        return error("%s:%d: a NUL byte: a roster is a text file of NAME PATH lines", path, at);
+    }
+    bool frozen = !strncmp(text, frozen_magic, sizeof frozen_magic - 1) && text[sizeof frozen_magic - 1] == '\n';
+    char *base = path_dirname(path);
     int line_no = 0, rc = 0;
-    for (char *line = strtok_r(text, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
-        line_no++; /* blank lines vanish in strtok_r: numbers count the lines it returns */
-        char name[256] = "", where[4096] = "", more[8] = "";
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        int n = sscanf(line, "%255s %4095s %7s", name, where, more);
-        if (n <= 0) continue;
-        if (n != 2) rc = error("%s:%d: a line is NAME PATH (a name, then the workspace's directory)", path, line_no);
-        else if (!good_name(name)) rc = error("%s:%d: '%s' is not a usable name (letters, digits, '.', '-', '_')", path, line_no, name);
+    for (char *line = text, *next; line && rc == 0; line = next) {
+        line_no++;
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (frozen) {
+            if (line_no == 1 || !*line) continue;
+            if (line_no == 2 && !strncmp(line, "# run ", 6)) {
+                free(r->run);
+                r->run = xstrdup(line + 6);
+                continue;
+            }
+            char *name = strchr(line, '\t'), *where = name ? strchr(name + 1, '\t') : NULL;
+            if (!where) {
+                rc = error("%s:%d: a frozen roster's line is FILE, NAME and PATH, tab-separated", path, line_no);
+                break;
+            }
+            *name++ = '\0', *where++ = '\0';
+            if (!good_name(line)) rc = error("%s:%d: '%s' is not a file name of gpucourse's", path, line_no, line);
+            else add_student(r, name, line, where);
+            continue;
+        }
+        size_t end = strlen(line);
+        if (end && line[end - 1] == '\r') line[end - 1] = '\0'; /* a file written on Windows */
+        bool control = has_control(line);
+        char *name, *where;
+        split_line(line, &name, &where);
+        char *ex = NULL, *dir = NULL;
+        if (!*name) continue;
+        if (control)
+            rc = error("%s:%d: a control character: a roster is a text file of NAME PATH lines", path, line_no);
+        else if (!*where) rc = error("%s:%d: a line is NAME PATH (a name, then the workspace's directory)", path, line_no);
         else {
-            char *dir = where[0] == '/' ? xstrdup(where) : path_join(base, where);
-            char *ex = path_join(dir, "exercises");
+            dir = where[0] == '/' ? xstrdup(where) : path_join(base, where);
+            ex = path_join(dir, "exercises");
             for (int k = 0; k < r->count && rc == 0; k++)
                 if (!strcmp(r->students[k].name, name)) rc = error("%s:%d: '%s' is listed twice", path, line_no, name);
             if (rc == 0 && !dir_exists(ex))
                 rc = error("%s:%d: %s has no exercises/ directory: not a gpucourse workspace", path, line_no, dir);
-            if (rc == 0) add_student(r, name, dir);
-            free(ex);
-            free(dir);
         }
+        if (rc == 0 && dir) {
+            char *file = file_name(name), *shown = display_name(name);
+            add_student(r, shown, file, dir);
+            free(file);
+            free(shown);
+        }
+        free(ex);
+        free(dir);
     }
     free(base);
     free(text);
     if (rc == 0 && r->count == 0) rc = error("%s: no students listed", path);
+    return rc;
+}
+
+int roster_load(const char *path, Roster *r) {
+    memset(r, 0, sizeof *r);
+    int rc = dir_exists(path) ? load_directory(path, r) : load_file(path, r);
+    /* two names that come to one file name (only a name made to match another's hash can) */
+    for (int i = 0; rc == 0 && i < r->count; i++)
+        for (int j = i + 1; rc == 0 && j < r->count; j++)
+            if (!strcmp(r->students[i].file, r->students[j].file))
+                rc = error("%s: '%s' and '%s' would share the file name %s under the output directory", path,
+                           r->students[i].name, r->students[j].name, r->students[i].file);
     if (rc) roster_free(r);
     return rc;
 }
 
 void roster_free(Roster *r) {
-    for (int i = 0; i < r->count; i++) free(r->students[i].name), free(r->students[i].path);
+    for (int i = 0; i < r->count; i++) free(r->students[i].name), free(r->students[i].path), free(r->students[i].file);
     free(r->students);
+    strlist_free(&r->skipped);
+    free(r->run);
     memset(r, 0, sizeof *r);
+}
+
+char *class_run_id(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return xprintf("%lld-%ld-%09ld", (long long)ts.tv_sec, (long)getpid(), ts.tv_nsec);
+}
+
+int class_freeze_roster(const Roster *r, const char *run, const char *path) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "%s\n# run %s\n", frozen_magic, run);
+    int rc = 0;
+    for (int i = 0; i < r->count && rc == 0; i++) {
+        const Student *s = &r->students[i];
+        char *abs = realpath(s->path, NULL);
+        if (!abs) rc = error("cannot resolve %s's workspace %s: %s", s->name, s->path, strerror(errno));
+        else if (strpbrk(abs, "\t\n") || strpbrk(s->name, "\t\n"))
+            rc = error("%s's workspace %s has a tab or a line break in its path: it cannot be written in a roster",
+                       s->name, abs);
+        else sb_printf(&sb, "%s\t%s\t%s\n", s->file, s->name, abs);
+        free(abs);
+    }
+    if (rc == 0) rc = write_file_atomic(path, sb.buf, sb.len);
+    sb_free(&sb);
+    return rc;
 }
 
 /* ------------------------------------------------------------ grading one student */
 
-static char *out_file(const ClassOptions *o, const char *name, const char *ext) {
-    return xprintf("%s/%s.%s", o->out, name, ext);
+static char *out_file(const ClassOptions *o, const Student *s, const char *ext) {
+    return xprintf("%s/%s.%s", o->out, s->file, ext);
+}
+
+/* The student's library in the class's build directory: "student-" before
+ * the file name, a prefix that nothing of the course's (reference-EX.so,
+ * harness-KIND, runner-KIND, harness-obj/) starts with, so that no name
+ * can take the reference's path. */
+static char *build_label(const Student *s) {
+    return xprintf("student-%s", s->file);
+}
+
+int class_clear_outputs(const ClassOptions *o, const Student *s) {
+    static const char *const exts[] = {"tsv", "json", "xml"};
+    int rc = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(exts) && rc == 0; i++) {
+        char *path = out_file(o, s, exts[i]);
+        if (unlink(path) < 0 && errno != ENOENT)
+            rc = error("cannot remove %s's earlier results %s: %s", s->name, path, strerror(errno));
+        free(path);
+    }
+    return rc;
 }
 
 /* The student's attempts, read from a copy of their progress file: a
  * damaged one is moved aside and rewritten by progress_load, which must
  * happen to the copy, never to the student's. */
 static void read_attempts(const ClassOptions *o, const Student *s, const Exercise *const *es, int n, int *attempts) {
-    char *progress = path_join(s->path, "progress.yaml");
-    char *copy = xprintf("%s/build/%s-progress.yaml", o->out, s->name);
+    char *progress = path_join(s->path, "progress.yaml"), *label = build_label(s);
+    char *copy = xprintf("%s/build/%s-progress.yaml", o->out, label);
     Progress p;
     if (file_exists(progress) && copy_file(progress, copy) == 0 && progress_load(copy, &p) == 0) {
         for (int i = 0; i < n; i++) {
@@ -115,42 +287,50 @@ static void read_attempts(const ClassOptions *o, const Student *s, const Exercis
         progress_free(&p);
     }
     free(progress);
+    free(label);
     free(copy);
 }
 
 int class_grade_student(const Course *c, const Roster *r, int i, const ClassOptions *o) {
     const Student *s = &r->students[i];
+    /* last run's results go first: a grading that dies leaves none, and
+     * the gradebook says "not graded", never what an earlier run found */
+    if (class_clear_outputs(o, s) < 0) return -1;
     /* one build directory for the class: the harness and the references are
      * built once; each student's library is named after them (the label) */
     Workspace w = {.root = xstrdup(s->path), .progress = NULL, .build = xprintf("%s/build", o->out)};
     int rc = make_dirs(w.build);
     GradeResult *rs = xcalloc((size_t)o->nexercises, sizeof *rs);
     int *attempts = xcalloc((size_t)o->nexercises, sizeof *attempts);
+    char *label = build_label(s);
     int graded = 0;
     for (int k = 0; rc == 0 && k < o->nexercises; k++) {
         const Exercise *e = o->exercises[k];
         char *phase = xprintf("%s %s", s->name, e->id);
         if (o->on_phase) o->on_phase(phase, NULL);
         free(phase);
-        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .label = s->name};
+        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .label = label};
         grade_exercise(c, &w, e, &go, &rs[k]); /* never recorded: the progress is the student's */
         graded++;
         if (rs[k].verdict == V_INTERRUPTED) rc = EXIT_INTERRUPTED;
     }
     if (rc == 0) {
         read_attempts(o, s, o->exercises, graded, attempts);
-        char *json = out_file(o, s->name, "json"), *xml = out_file(o, s->name, "xml"), *tsv = out_file(o, s->name, "tsv");
+        char *json = out_file(o, s, "json"), *xml = out_file(o, s, "xml"), *tsv = out_file(o, s, "tsv");
         FILE *f = fopen(json, "w");
-        if (f) report_json(f, o->exercises, rs, graded), fclose(f);
+        bool json_ok = f && (report_json(f, o->exercises, rs, graded), fclose(f) == 0);
         FILE *g = fopen(xml, "w");
-        if (g) report_junit(g, o->exercises, rs, graded), fclose(g);
+        bool xml_ok = g && (report_junit(g, o->exercises, rs, graded), fclose(g) == 0);
+        /* a line per exercise; the last field, marks, is for what a grading
+         * must carry into the flags ("-": none) */
         StrBuf rows = {0};
+        sb_printf(&rows, "# run %s\n", o->run ? o->run : "-");
         for (int k = 0; k < graded; k++)
-            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
+            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%s\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
                       rs[k].timed ? rs[k].vs_reference : 0, rs[k].timed ? rs[k].vs_baseline : 0,
-                      rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s);
+                      rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s, "-");
         /* written last, whole: its presence says this student was graded */
-        if (!f || !g || write_file_atomic(tsv, rows.buf ? rows.buf : "", rows.len) < 0)
+        if (!json_ok || !xml_ok || write_file_atomic(tsv, rows.buf ? rows.buf : "", rows.len) < 0)
             rc = error("cannot write %s's results under %s", s->name, o->out);
         sb_free(&rows);
         free(json), free(xml), free(tsv);
@@ -158,6 +338,7 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
     for (int k = 0; k < graded; k++) grade_result_free(&rs[k]);
     free(rs);
     free(attempts);
+    free(label);
     free(w.root);
     free(w.build);
     return rc;
@@ -250,19 +431,34 @@ typedef struct {
     bool graded;
 } Cell;
 
-static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool *present) {
-    char *tsv = out_file(o, s->name, "tsv");
+/* Student s's rows (NAME.tsv) into cells; each mark of a row (its last
+ * field, comma-separated, "-": none) a flag "EX: MARK". */
+static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool *present, StrList *flags) {
+    char *tsv = out_file(o, s, "tsv");
     char *text = read_file(tsv, NULL);
+    /* this run's results only: a file an earlier run left (one that could
+     * not be removed) is no grading of this one */
+    char *want = xprintf("# run %s\n", o->run ? o->run : "-");
+    if (text && strncmp(text, want, strlen(want))) free(text), text = NULL;
+    free(want);
     *present = text != NULL;
     char *save = NULL;
     for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-        char id[64];
+        char id[64], marks[512] = "-";
         Cell c = {.graded = true};
-        if (sscanf(line, "%63s %31s %lf %lf %lf %d %lf", id, c.verdict, &c.vs_reference, &c.vs_baseline,
-                   &c.vs_library, &c.attempts, &c.wall_s) != 7)
-            continue;
-        for (int k = 0; k < o->nexercises; k++)
-            if (!strcmp(o->exercises[k]->id, id)) cells[k] = c;
+        int n = sscanf(line, "%63s %31s %lf %lf %lf %d %lf %511s", id, c.verdict, &c.vs_reference, &c.vs_baseline,
+                       &c.vs_library, &c.attempts, &c.wall_s, marks);
+        if (line[0] == '#' || n < 7) continue;
+        for (int k = 0; k < o->nexercises; k++) {
+            if (strcmp(o->exercises[k]->id, id)) continue;
+            cells[k] = c;
+            char *save_mark = NULL;
+            for (char *m = strcmp(marks, "-") ? strtok_r(marks, ",", &save_mark) : NULL; m; m = strtok_r(NULL, ",", &save_mark)) {
+                char *flag = xprintf("%s: %s", id, m);
+                strlist_add(flags, flag);
+                free(flag);
+            }
+        }
     }
     free(text);
     free(tsv);
@@ -284,12 +480,12 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE *summary) {
+int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE *summary, ClassTotals *totals) {
     int ns = r->count, ne = o->nexercises;
     Cell *cells = xcalloc((size_t)(ns * ne), sizeof *cells);
     bool *present = xcalloc((size_t)ns, sizeof *present);
     StrList *flags = xcalloc((size_t)ns, sizeof *flags);
-    for (int i = 0; i < ns; i++) read_rows(o, &r->students[i], cells + i * ne, &present[i]);
+    for (int i = 0; i < ns; i++) read_rows(o, &r->students[i], cells + i * ne, &present[i], &flags[i]);
 
     for (int k = 0; k < ne; k++) {
         const Exercise *e = o->exercises[k];
@@ -358,10 +554,15 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
         }
         fputs(",flags\n", f);
     }
-    int class_passed = 0, missing = 0, flagged = 0;
+    int class_passed = 0, missing = 0, flagged = 0, reached = 0;
     for (int i = 0; i < ns; i++) {
         int passed = 0;
-        for (int k = 0; k < ne; k++) passed += !strcmp(cells[i * ne + k].verdict, "pass");
+        for (int k = 0; k < ne; k++) {
+            const Cell *x = &cells[i * ne + k];
+            passed += !strcmp(x->verdict, "pass");
+            /* graded as far as their code: neither our setup nor a compile stopped it */
+            reached += x->graded && strcmp(x->verdict, "setup_error") && strcmp(x->verdict, "compile_error");
+        }
         class_passed += passed;
         missing += !present[i];
         flagged += flags[i].count > 0;
@@ -397,6 +598,7 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     fprintf(summary, "\n%d student%s, %d pass%s of %d exercise%s, %d not graded, %d flagged; gradebook: %s\n", ns,
             ns == 1 ? "" : "s", class_passed, class_passed == 1 ? "" : "es", ne, ne == 1 ? "" : "s", missing, flagged,
             csv_path);
+    *totals = (ClassTotals){.students = ns, .not_graded = missing, .reached = reached};
     free(csv_path), free(tmp);
     free(cells), free(present), free(flags);
     return rc;

@@ -1128,6 +1128,21 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
                     "the compiler did not finish in %d s: does %s #include a pipe or a device, or keep the compiler "
                     "busy that long? (--timeout S sets the bound)",
                     timeout_s, e->file);
+    else if (!compiled && toolchain_disk_full(cres.output)) { /* the machine's, not the student's: not recorded */
+        /* the line that says so in the reason, no log: the report would show it as the file's compile error */
+        const char *at = strstr(cres.output, "No space left on device");
+        if (!at) at = strstr(cres.output, "Disk quota exceeded");
+        const char *line = at;
+        while (line > cres.output && line[-1] != '\n' && at - line < 200) line--;
+        char *dir = path_dirname(student_so);
+        set_verdict(r, V_SETUP_ERROR,
+                    "the disk was full while nvcc compiled %s (its temporary files go in %s/tmp): free some space and "
+                    "grade again; nvcc said: %.*s",
+                    e->file, dir, (int)strcspn(line, "\n"), line);
+        free(dir);
+        free(r->compile_log);
+        r->compile_log = NULL;
+    }
     else if (!compiled && toolchain_out_of_memory(cres.output))
         set_verdict(r, V_COMPILE_ERROR,
                     "the compiler ran out of memory on %s (the limit is %zu GiB for nvcc and each program it starts): "
@@ -1146,7 +1161,7 @@ static bool compile_course_file(const Toolchain *t, const Exercise *e, const cha
     char *log = NULL;
     bool compiled = toolchain_build_cached(t, BUILD_SHARED_LIB, src, so, NULL, &log) == 0;
     r->compile_log = log ? log : xstrdup("");
-    if (!compiled && !log) set_verdict(r, V_SETUP_ERROR, "%s", last_error()); /* nvcc did not run */
+    if (!compiled && (!log || toolchain_disk_full(log))) set_verdict(r, V_SETUP_ERROR, "%s", last_error()); /* not the file's */
     else if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s (%s)", source, e->id);
     return compiled;
 }

@@ -477,11 +477,17 @@ bool toolchain_out_of_memory(const char *log) {
     return false;
 }
 
+bool toolchain_disk_full(const char *log) {
+    /* strerror's words for ENOSPC and EDQUOT, as gcc, cudafe++, cicc and ptxas print them */
+    return log && (strstr(log, "No space left on device") || strstr(log, "Disk quota exceeded"));
+}
+
 /* Why an nvcc run that did not succeed failed, when it was not simply the
  * code: "" otherwise. */
 static const char *compile_failure(const ProcResult *res, char *buf, size_t size) {
     if (res->interrupted) snprintf(buf, size, "nvcc was interrupted");
     else if (res->timed_out) snprintf(buf, size, "nvcc did not finish in %d s", COMPILE_TIMEOUT_S);
+    else if (toolchain_disk_full(res->output)) snprintf(buf, size, "the disk is full (no space left, or the quota)");
     else if (toolchain_out_of_memory(res->output))
         snprintf(buf, size, "nvcc ran out of memory (the limit is %zu GiB)", COMPILE_MEMORY_LIMIT >> 30);
     else buf[0] = '\0';
@@ -545,11 +551,24 @@ uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char 
     return h;
 }
 
+/* A build's stamp: its inputs' key, then the hash of the output it wrote.
+ * A file put at the output's path since (a student's library of the same
+ * name, a copy) is not that build, whatever the stamp beside it says. ""
+ * when the output cannot be read. */
+static void build_stamp(uint64_t key, const char *output, char *stamp, size_t size) {
+    size_t len = 0;
+    char *data = read_file(output, &len);
+    if (data) snprintf(stamp, size, "%016llx %016llx\n", (unsigned long long)key,
+                       (unsigned long long)hash_bytes(HASH_INIT, data, len));
+    else stamp[0] = '\0';
+    free(data);
+}
+
 int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *output, const char *include_dir, char **log) {
     if (log) *log = NULL;
-    char want[32];
-    snprintf(want, sizeof want, "%016llx\n", (unsigned long long)toolchain_build_key(t, target, sources, include_dir));
+    char want[64];
+    uint64_t key = toolchain_build_key(t, target, sources, include_dir);
     /* one builder of an output at a time (check-course's workers, a class's
      * array tasks on one build directory): the next finds it built */
     char *lock_path = xprintf("%s.lock", output);
@@ -558,7 +577,8 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
     if (lock >= 0) while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {}
     char *stamp_path = xprintf("%s.stamp", output);
     char *have = file_exists(output) ? read_file(stamp_path, NULL) : NULL;
-    bool fresh = have && !strcmp(have, want);
+    if (have) build_stamp(key, output, want, sizeof want);
+    bool fresh = have && want[0] && !strcmp(have, want);
     free(have);
     if (fresh) {
         free(stamp_path);
@@ -576,7 +596,8 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
             rc = error("cannot build '%s'%s%s", output, why[0] ? ": " : "", why);
             /* the reason also where only the log is shown */
             if (log) *log = why[0] ? xprintf("%sgpucourse: %s\n", res.output, why) : xstrdup(res.output);
-        } else if (write_file_atomic(stamp_path, want, strlen(want)) < 0) {
+        } else if ((build_stamp(key, output, want, sizeof want), !want[0]) ||
+                   write_file_atomic(stamp_path, want, strlen(want)) < 0) {
             rc = -1;
         } else if (target == BUILD_SHARED_LIB) { /* ptxas's figures of a reference, for a diagnosis */
             char *log_path = xprintf("%s.log", output);

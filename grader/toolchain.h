@@ -60,8 +60,14 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
  * memory (COMPILE_MEMORY_LIMIT). */
 bool toolchain_out_of_memory(const char *log);
 
+/* Whether nvcc's output says that a file it or a program it started wrote
+ * found the disk full (ENOSPC) or the user's quota spent (EDQUOT): the
+ * machine's fault, never the student's compile error. */
+bool toolchain_disk_full(const char *log);
+
 /* Builds `output` from sources unless a stamp beside it says the same
- * sources and flags built it already. Returns 0 when it is up to date,
+ * sources and flags built it already, and that output is the one it wrote
+ * (the stamp holds the output's hash). Returns 0 when it is up to date,
  * -1 with error set when it fails: *log is the compiler output when nvcc ran
  * and failed (the error says why: timed out, out of memory, interrupted),
  * NULL when it could not run (a setup error). */

@@ -34,7 +34,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if tests/slurm/selftest.sh >"$T/selftest" 2>&1; then ok "the test cluster's self-test"; else notok "the test cluster's self-test" "$T/selftest"; fi
-if tests/slurm/cluster.sh start "$C" >"$T/start" 2>&1; then ok "a cluster starts"; else notok "a cluster starts" "$T/start"; exit 0; fi
+if SLURM_TEST_MAX_ARRAY_SIZE=2 tests/slurm/cluster.sh start "$C" >"$T/start" 2>&1; then ok "a cluster starts"; else notok "a cluster starts" "$T/start"; exit 0; fi
 . "$C/env"
 
 # The node has no GPU driver: the toolkit's stub libcuda, which the judge
@@ -139,6 +139,9 @@ for s in alice bob carol; do
     [ $s = carol ] && ok "per-student JSON and JUnit"
 done
 grep -q "3 students" "$T/class.out" && ok "the summary" || notok "the summary" "$T/class.out"
+grep -q "the cluster's MaxArraySize is 2: 2 arrays" "$T/class.err" && [ -s "$T/grades/log/task-0.txt" ] &&
+    [ -s "$T/grades/log/task-2+0.txt" ] && ok "three students past MaxArraySize 2: two arrays, one after another" ||
+    notok "three students past MaxArraySize 2: two arrays, one after another" "$T/class.err"
 grep -q "^Slurm job [0-9][0-9]* (squeue -j [0-9]* shows its tasks)$" "$T/class.err" && ok "the job array named by its id" ||
     notok "the job array named by its id" "$T/class.err"
 # the students' own files: never written by the class's grading
@@ -155,4 +158,53 @@ if [ $rc = 0 ] && grep -q "^3 gradings in [0-9.]* s, 2 at once on 2 GPUs" "$T/cl
     ok "class grade --gpus 2 through srun: two judges at once, the job array's gradebook"; else
     echo "# exit $rc"; cat "$T/class2.err" >>"$T/class2.out"
     notok "class grade --gpus 2 through srun: two judges at once, the job array's gradebook" "$T/class2.out"; fi
+# row CSV NAME FIELD: the gradebook's FIELD for student NAME
+row() {
+    python3 -c 'import csv, sys
+rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1], newline=""))}
+print(rows[sys.argv[2]][sys.argv[3]] if sys.argv[2] in rows else "NO ROW")' "$@"
+}
+
+# the roster frozen at submission: a directory of two, the job held while a
+# workspace that sorts first (aaron) is added, then released; the tasks grade
+# the two that were there, by the frozen copy
+mkdir -p "$T/dir"
+ws "$T/dir/alice" && ws "$T/dir/bob"
+GPUCOURSE_SBATCH="--hold --gres=gpu:1 --partition=gpu --time=5" \
+    "$GC" class grade "$T/dir" ex01 --slurm --out "$T/gfrozen" >"$T/frozen.out" 2>"$T/frozen.err" &
+class_pid=$!
+added=
+for i in $(seq 600); do
+    kill -0 $class_pid 2>/dev/null || break
+    held=$(squeue -h -t PD -o %F 2>/dev/null | sort -u)
+    if [ -n "$held" ]; then
+        [ -n "$added" ] || { ws "$T/dir/aaron"; added=1; }
+        for j in $held; do scontrol release "$j" >/dev/null 2>&1; done
+    fi
+    sleep 0.1
+done
+wait $class_pid
+rc=$?
+if [ $rc = 0 ] && [ -n "$added" ] && [ "$(row "$T/gfrozen/gradebook.csv" alice graded)" = yes ] &&
+   [ "$(row "$T/gfrozen/gradebook.csv" bob graded)" = yes ] && [ "$(row "$T/gfrozen/gradebook.csv" aaron graded)" = "NO ROW" ] &&
+   [ ! -e "$T/gfrozen/aaron.tsv" ] && grep -q "^2 students" "$T/frozen.out"; then
+    ok "--slurm: the roster frozen at submission (a workspace added while queued is not graded, nobody is lost)"; else
+    echo "# exit $rc, added: ${added:-no}"; cat "$T/frozen.err" >>"$T/frozen.out"
+    notok "--slurm: the roster frozen at submission (a workspace added while queued is not graded, nobody is lost)" "$T/frozen.out"; fi
+
+# a '%' in --out is a character, not one of sbatch's patterns (%j: the job id)
+GPUCOURSE_SBATCH="--gres=gpu:1 --partition=gpu --time=5" \
+    "$GC" class grade "$T/dir" ex01 --slurm --out "$T/g%j%a" >"$T/pct.out" 2>"$T/pct.err"
+rc=$?
+if [ $rc = 0 ] && [ -s "$T/g%j%a/log/task-0.txt" ] && [ "$(row "$T/g%j%a/gradebook.csv" aaron graded)" = yes ] &&
+   [ "$(row "$T/g%j%a/gradebook.csv" bob graded)" = yes ]; then ok "--slurm --out with a '%': its logs and results there"; else
+    echo "# exit $rc"; cat "$T/pct.err" >>"$T/pct.out"; notok "--slurm --out with a '%': its logs and results there" "$T/pct.out"; fi
+
+# sbatch that fails: exit 65, the gradebook says nobody was graded
+GPUCOURSE_SBATCH="--partition=nosuch --time=5" \
+    "$GC" class grade "$T/class/roster.txt" ex01 --slurm --out "$T/gfail" >"$T/fail.out" 2>"$T/fail.err"
+rc=$?
+if [ $rc = 65 ] && grep -q "sbatch ended with exit code" "$T/fail.err" && [ "$(row "$T/gfail/gradebook.csv" alice graded)" = no ]; then
+    ok "--slurm where sbatch fails: exit 65, the students not graded"; else
+    echo "# exit $rc"; cat "$T/fail.err" >>"$T/fail.out"; notok "--slurm where sbatch fails: exit 65, the students not graded" "$T/fail.out"; fi
 echo "1..$n"

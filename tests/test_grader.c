@@ -10,6 +10,7 @@
 #include "../grader/grader.h"
 #include "../grader/libcache.h"
 #include "../grader/sass.h"
+#include "../grader/toolchain.h"
 #include "../grader/report.h"
 #include "../grader/diagnose.h"
 #include "../grader/metrics.h"
@@ -654,9 +655,12 @@ static void test_roster(void **state) {
     }
     Roster r;
     assert_int_equal(roster_load(dir, &r), 0); /* a directory: its workspaces, by name */
-    assert_int_equal(r.count, 2);
-    assert_string_equal(r.students[0].name, "alice");
-    assert_string_equal(r.students[1].name, "bob");
+    assert_int_equal(r.count, 3);
+    assert_string_equal(r.students[0].name, "Not a name"); /* graded under a file name of its own */
+    assert_non_null(strstr(r.students[0].file, "Not_a_name-"));
+    assert_string_equal(r.students[1].name, "alice");
+    assert_string_equal(r.students[1].file, "alice");
+    assert_string_equal(r.students[2].name, "bob");
     roster_free(&r);
 
     char *file = path_join(dir, "roster.txt");
@@ -674,7 +678,7 @@ static void test_roster(void **state) {
     } bad[] = {
         {"alice alice\nalice bob\n", "roster.txt:2: 'alice' is listed twice"},
         {"alice\n", "roster.txt:1: a line is NAME PATH"},
-        {"../x alice\n", "roster.txt:1: '../x' is not a usable name"},
+        {"alice alice\nbob\033 bob\n", "roster.txt:2: a control character"},
         {"carol carol\n", "has no exercises/ directory"},
         {"# nobody\n", "no students listed"},
     };
@@ -684,6 +688,34 @@ static void test_roster(void **state) {
         assert_non_null(strstr(last_error(), bad[i].error));
     }
     free(file);
+    tmpdir_remove(dir);
+}
+
+/* A build's stamp names what it wrote: an output replaced since (a
+ * student's library of the reference's name) is built again, never reused. */
+static void test_build_stamp_checks_output(void **state) {
+    (void)state;
+    Toolchain t;
+    if (toolchain_find(&t) < 0) skip(); /* no nvcc */
+    char *dir = tmpdir_new(), *src = path_join(dir, "lib.cu"), *so = path_join(dir, "reference-ex01.so");
+    const char *code = "extern \"C\" int answer(void) { return 42; }\n";
+    assert_int_equal(write_file_atomic(src, code, strlen(code)), 0);
+    const char *sources[] = {src, NULL};
+    char *log = NULL;
+    assert_int_equal(toolchain_build_cached(&t, BUILD_SHARED_LIB, sources, so, NULL, &log), 0);
+    free(log);
+    size_t len = 0;
+    char *built = read_file(so, &len);
+    assert_non_null(built);
+    assert_int_equal(write_file_atomic(so, "a student's library", 19), 0); /* the stamp beside it unchanged */
+    assert_int_equal(toolchain_build_cached(&t, BUILD_SHARED_LIB, sources, so, NULL, &log), 0);
+    free(log);
+    size_t now_len = 0;
+    char *now = read_file(so, &now_len);
+    assert_non_null(now);
+    assert_true(len > 4 && now_len > 4 && !memcmp(now, "\177ELF", 4)); /* built again, not the file put there */
+    free(now), free(built), free(src), free(so);
+    toolchain_free(&t);
     tmpdir_remove(dir);
 }
 
@@ -2062,7 +2094,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -25,6 +25,8 @@
 #   SLURM_TEST_GPU_FILES      the node's GPUs as device files instead, e.g.
 #                             /dev/nvidia0 on a machine with one real GPU
 #                             (space-separated; their number is the gpu count)
+#   SLURM_TEST_MAX_ARRAY_SIZE the cluster's MaxArraySize (Slurm's default, 1001):
+#                             a job array's indices are below it
 #   SLURM_TEST_PREFIX         a Slurm and munge packed by tests/slurm/bundle.sh
 #                             (for a machine where they cannot be installed):
 #                             its bin and sbin go first in PATH, here and in
@@ -255,6 +257,7 @@ InactiveLimit=0
 MinJobAge=5
 # batch jobs start at once, not on the next 3 s tick (batch_sched_delay)
 SchedulerParameters=batch_sched_delay=0
+MaxArraySize=${SLURM_TEST_MAX_ARRAY_SIZE:-1001}
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 Gres=gpu:$gpus State=UNKNOWN
 PartitionName=gpu Nodes=$host Default=YES MaxTime=60 State=UP
 EOF

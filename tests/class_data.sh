@@ -1,0 +1,127 @@
+#!/bin/sh
+# A class's data, without a GPU (issue 44, items 8 to 13): every student
+# graded under a name that cannot take the reference's files, their results
+# of an earlier run gone before they are graded, every roster entry graded
+# or said to be skipped, a roster read as written (a NUL byte, a '#' in a
+# path), a full disk a setup error, and class grade's exit code when the
+# gradebook is not whole. The Slurm side (a frozen roster, MaxArraySize,
+# '%' in --out) is in tests/slurm.sh. Prints TAP.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh class-data
+
+# ws DIR: a workspace with the stubs; ex01 DIR: its ex01 file
+ws() { GPUCOURSE_WORKSPACE=$1 "$GC" list >/dev/null; }
+ex01() { ls "$1"/exercises/ex01_*.cu; }
+# row CSV NAME FIELD: the gradebook's FIELD for student NAME
+row() {
+    python3 -c 'import csv, sys
+rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1], newline=""))}
+print(rows[sys.argv[2]][sys.argv[3]] if sys.argv[2] in rows else "NO ROW")' "$@"
+}
+
+# --- item 8: a student named reference never writes the reference's library
+ws "$T/c8/reference" && ws "$T/c8/alice"
+echo 'const char *gpucourse_test_marker = "STUDENT-NAMED-REFERENCE";' >>"$(ex01 "$T/c8/reference")"
+printf 'reference reference\nalice alice\n' >"$T/c8/roster.txt"
+t_reference_name() {
+    code_is 0 "$GC" class grade "$T/c8/roster.txt" ex01 --out "$T/g8" || return 1
+    # the course's names in the build directory are the course's alone
+    for f in "$T"/g8/build/reference-* "$T"/g8/build/harness-* "$T"/g8/build/runner-*; do
+        [ -e "$f" ] && { echo "a student's grading wrote $f"; return 1; }
+    done
+    grep -q STUDENT-NAMED-REFERENCE "$T/g8/build/student-reference-ex01.so" &&
+        [ "$(row "$T/g8/gradebook.csv" reference graded)" = yes ] && [ -s "$T/g8/reference.json" ]
+}
+CHECK_LINES=60 check "a student named reference: their library is build/student-reference-ex01.so, never the reference's path" t_reference_name
+
+# --- item 9: last run's results never stand in for this run's -------------
+ws "$T/c9/alice" && ws "$T/c9/bob"
+printf 'alice alice\nbob bob\n' >"$T/c9/roster.txt"
+t_old_results() {
+    code_is 0 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/g9" &&
+        [ "$(row "$T/g9/gradebook.csv" alice graded)" = yes ] || return 1
+    # this time alice's grading cannot finish (her JSON's place is taken):
+    # her row must say "not graded", not last run's result, and the exit says so
+    rm "$T/g9/alice.json" && mkdir "$T/g9/alice.json"
+    code_is 65 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/g9" || return 1
+    [ "$(row "$T/g9/gradebook.csv" alice graded)" = no ] && [ "$(row "$T/g9/gradebook.csv" bob graded)" = yes ] &&
+        [ ! -e "$T/g9/alice.tsv" ] && has "^alice  *NOT GRADED" && has_err "1 of 2 students not graded"
+}
+check "a student whose grading dies this run: not graded (exit 65), never last run's result" t_old_results
+
+# --- item 10: a directory roster grades every workspace, says what it skips
+for s in alice "zoë" "mary ann" "o'brien" .hidden; do ws "$T/c10/$s" || exit 1; done
+mkdir -p "$T/c10/notes" && echo hi >"$T/c10/README.md"
+t_dir_names() {
+    code_is 0 "$GC" class grade "$T/c10" ex01 --out "$T/g10" || return 1
+    for s in alice "zoë" "mary ann" "o'brien" .hidden; do
+        [ "$(row "$T/g10/gradebook.csv" "$s" graded)" = yes ] || { echo "$s: $(row "$T/g10/gradebook.csv" "$s" graded)"; return 1; }
+    done
+    has "^5 students," && has_err "skipped README.md: not a directory" && has_err "skipped notes: no exercises/ directory" &&
+        [ -s "$T/g10/alice.tsv" ] && ls "$T/g10" | grep -q '^zo_*-[0-9a-f]\{8\}\.tsv$' &&
+        ls "$T/g10" | grep -q '^mary_ann-[0-9a-f]\{8\}\.tsv$' && ls "$T/g10" | grep -q '^_hidden-[0-9a-f]\{8\}\.json$' &&
+        ! ls "$T/g10" | grep -q "[^A-Za-z0-9._-]"
+}
+check "a directory roster: zoë, mary ann, o'brien, .hidden graded (safe file names), the rest skipped with a reason" t_dir_names
+t_nul() {
+    ws "$T/c10b/alice" && ws "$T/c10b/bob" || return 1
+    printf 'alice alice\nbob\000 bob\ncarol carol\n' >"$T/c10b/roster.txt"
+    code_is 65 "$GC" class grade "$T/c10b/roster.txt" ex01 --out "$T/g10b" && has_err "roster.txt:2: a NUL byte" &&
+        [ ! -e "$T/g10b/gradebook.csv" ]
+}
+check "a NUL byte in a roster file: an error at its line (65), nothing graded" t_nul
+t_hash() {
+    ws "$T/c10c/a" && ws "$T/c10c/a#b" || return 1
+    echo 'this is not CUDA' >>"$(ex01 "$T/c10c/a#b")"
+    printf '# the class\nalice a#b   # her repository\n\n  bob a # his\n' >"$T/c10c/roster.txt"
+    code_is 0 "$GC" class grade "$T/c10c/roster.txt" ex01 --out "$T/g10c" &&
+        [ "$(row "$T/g10c/gradebook.csv" alice ex01)" = compile_error ] && [ "$(row "$T/g10c/gradebook.csv" bob ex01)" = skipped ]
+}
+check "a roster line: '#' inside a path is part of it, a comment starts at a blank or the line's start" t_hash
+t_space_path() {
+    ws "$T/c10d/mary ann" || return 1
+    printf 'mary mary ann\n' >"$T/c10d/roster.txt"
+    code_is 0 "$GC" class grade "$T/c10d/roster.txt" ex01 --out "$T/g10d" && [ "$(row "$T/g10d/gradebook.csv" mary graded)" = yes ]
+}
+check "a roster line: the path is the rest of the line (spaces in it)" t_space_path
+
+# --- item 11 (here): a class where nobody's code got past compiling -------
+ws "$T/c11/alice" && ws "$T/c11/bob"
+for s in alice bob; do echo 'this is not CUDA' >>"$(ex01 "$T/c11/$s")"; done
+printf 'alice alice\nbob bob\n' >"$T/c11/roster.txt"
+t_nobody() {
+    code_is 65 "$GC" class grade "$T/c11/roster.txt" ex01 --out "$T/g11" && has_err "nobody's code could be graded" &&
+        [ "$(row "$T/g11/gradebook.csv" alice ex01)" = compile_error ] && has "^2 students,"
+}
+check "class grade where every grading is a compile error: exit 65, the gradebook written" t_nobody
+
+# --- item 12: a full disk is the machine's setup error, never a compile error
+t_disk_full() {
+    [ "$(id -u)" = 0 ] || { echo "# SKIP mounting a tmpfs needs root"; return 0; }
+    ws "$T/c12/alice" && printf 'alice alice\n' >"$T/c12/roster.txt" && mkdir -p "$T/g12/build" "$T/ws12/.build" || return 1
+    mount -t tmpfs -o size=1m gpucourse-test "$T/g12/build" || { echo "# SKIP cannot mount a tmpfs"; return 0; }
+    mount -t tmpfs -o size=1m gpucourse-test "$T/ws12/.build" || { umount "$T/g12/build"; echo "# SKIP cannot mount a tmpfs"; return 0; }
+    ws "$T/ws12"
+    GPUCOURSE_WORKSPACE=$T/ws12 "$GC" grade ex01 >"$T/one" 2>&1; one=$?
+    "$GC" class grade "$T/c12/roster.txt" ex01 --out "$T/g12" >"$T/got" 2>"$T/goterr"; class=$?
+    umount "$T/g12/build"; umount "$T/ws12/.build"
+    cat "$T/one"
+    [ $one = 65 ] && grep -q "setup error: the disk was full while nvcc compiled" "$T/one" && ! grep -q "compile error" "$T/one" &&
+        [ ! -e "$T/ws12/progress.yaml" ] || { echo "grade: exit $one"; return 1; }
+    [ $class = 65 ] && [ "$(row "$T/g12/gradebook.csv" alice ex01)" = setup_error ] || { echo "class: exit $class"; cat "$T/got" "$T/goterr"; return 1; }
+}
+check "nvcc's temporaries on a full disk (a 1 MiB tmpfs): a setup error (65), not recorded, never a compile error" t_disk_full
+
+# --- item 13: --format works or is refused on every command ---------------
+t_format_refused() {
+    for cmd in doctor progress list "show ex01" "hint ex01" "class grade $T/c9/roster.txt ex01 --out $T/g13"; do
+        for f in json junit; do
+            # shellcheck disable=SC2086
+            code_is 64 "$GC" $cmd --format $f && has_err "text" || { echo "for $cmd --format $f"; return 1; }
+        done
+    done
+    [ ! -e "$T/g13" ] && code_is 0 "$GC" progress --format text
+}
+check "--format json|junit on doctor, progress, class grade and the other text commands: usage error 64" t_format_refused
+
+echo "1..$n"
