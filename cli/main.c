@@ -58,9 +58,11 @@ static const char usage_text[] =
     "  bench [--chapter N]  every reference against the same-run ceilings (a GPU table)\n"
     "  doctor               what is installed, what is missing, how to fix it\n"
     "  class grade ROSTER [EX... | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]\n"
+    "                       [--allow-partial-sandbox]\n"
     "                       grade every student of a roster (a file of NAME PATH lines, or a\n"
     "                       directory of workspaces) into DIR (default ./grades): JSON and JUnit per\n"
-    "                       student, gradebook.csv, a summary with flags; --slurm: as a job array\n"
+    "                       student, gradebook.csv, a summary with flags; --slurm: as a job array;\n"
+    "                       --allow-partial-sandbox: also where the kernel cannot confine their code\n"
     "  help                 this help\n"
     "\n"
     "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add).\n"
@@ -114,6 +116,7 @@ typedef struct {
     int runs;                 /* check-course --calibrate; 0: 5 */
     const char *out;          /* class grade: the output directory */
     bool slurm;               /* class grade: as a Slurm job array */
+    bool allow_partial_sandbox; /* class grade: run students' code where this kernel cannot confine it */
     int task;                 /* class grade: grade only this student (a job array's task); -1: all */
     int gpus;                 /* grade, class grade: gradings at once (--gpus N); 0: all, one per GPU */
     bool gpus_given;
@@ -1516,6 +1519,7 @@ static int class_slurm(const Options *o, const char *course, const Roster *roste
     char num[32];
     if (o->seed) snprintf(num, sizeof num, "%llu", o->seed), sh_quote(&script, "--seed"), sh_quote(&script, num);
     if (o->timeout_s) snprintf(num, sizeof num, "%d", o->timeout_s), sh_quote(&script, "--timeout"), sh_quote(&script, num);
+    if (o->allow_partial_sandbox) sh_quote(&script, "--allow-partial-sandbox");
     sb_puts(&script, " --task \"$(($1 + SLURM_ARRAY_TASK_ID))\"\n");
     char *path = xprintf("%s/class.sbatch", out);
     if (rc == 0) rc = write_file_atomic(path, script.buf, script.len);
@@ -1578,9 +1582,30 @@ static bool class_done(int i, const char *reply, size_t len, void *ctx) {
  * their verdicts), EXIT_SETUP (65) when sbatch failed, a student has no
  * results ("not graded"), or nobody's code got past compiling (every
  * grading a setup or compile error): the gradebook is written all the same. */
+/* The students' code runs as the instructor, beside their keys and the
+ * class's other work: where this kernel cannot confine it (no Landlock, or
+ * no seccomp filters), a class grade refuses unless told otherwise. */
+static int class_sandbox_check(const Options *o) {
+    SandboxStatus sb;
+    sandbox_probe(&sb);
+    if (sb.landlock && sb.seccomp) return 0;
+    if (o->allow_partial_sandbox) {
+        fprintf_visible(stderr, "gpucourse: note: students' code runs confined less on this machine (%s): "
+                                "--allow-partial-sandbox\n", sb.note);
+        return 0;
+    }
+    char message[512];
+    snprintf(message, sizeof message, "this machine cannot confine the students' code (%s): it would run as you, "
+             "able to read what you can", sb.note);
+    return fail(EXIT_SETUP, message,
+                "Grade on a Linux kernel with Landlock and seccomp filters (5.13 or later, Landlock enabled at boot: "
+                "gpucourse doctor shows it), or pass --allow-partial-sandbox to grade here anyway.\n");
+}
+
 static int cmd_class(const Options *o, const char *const *args, int nargs) {
     static const char usage[] =
-        "usage: gpucourse class grade ROSTER [EX... | --chapter N | --all] [--out DIR] [--slurm] [--gpus N]";
+        "usage: gpucourse class grade ROSTER [EX... | --chapter N | --all] [--out DIR] [--slurm] [--gpus N] "
+        "[--allow-partial-sandbox]";
     if (nargs < 2 || strcmp(args[0], "grade")) return fail_usage("%s", usage);
     if ((nargs >= 3) == (o->all || o->chapter)) return fail_usage("%s", usage);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
@@ -1611,6 +1636,8 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
         free(logs);
     }
     if (rc) goto done;
+    /* where the students' code runs (here, or each Slurm task on its node) */
+    if ((o->task >= 0 || !o->slurm) && (rc = class_sandbox_check(o)) != 0) goto done;
     /* a task's results belong to the run that froze its roster; any other run is a fresh one */
     run = o->task >= 0 && roster.run ? xstrdup(roster.run) : class_run_id();
     ClassOptions co = {list, count, out, o->seed, o->timeout_s, class_phase, run};
@@ -1728,7 +1755,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
         {"explain", no_argument, NULL, 'x'}, {"trace", no_argument, NULL, 'R'},
         {"out", required_argument, NULL, 'O'}, {"slurm", no_argument, NULL, 'S'}, {"task", required_argument, NULL, 'K'},
-        {"gpus", required_argument, NULL, 'G'},
+        {"gpus", required_argument, NULL, 'G'}, {"allow-partial-sandbox", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     int rc = 0, opt, longindex = 0;
@@ -1766,6 +1793,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         case 'x': o->explain = true; break;
         case 'R': o->trace = true; break;
         case 'S': o->slurm = true; break;
+        case 'P': o->allow_partial_sandbox = true; break;
         case 'K':
             if (option_number(optarg, 0, 1000000, &v)) o->task = (int)v;
             else rc = fail_usage("--task takes a student's index (0 to 1000000), not '%s'", optarg);

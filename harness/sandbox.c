@@ -958,6 +958,12 @@ static int enter_seccomp(SandboxStatus *st) {
 
 void sandbox_probe(SandboxStatus *st) {
     memset(st, 0, sizeof *st);
+    /* tests of what gpucourse does on a kernel without either (the real sandbox is not affected) */
+    const char *fake = getenv("GPUCOURSE_SANDBOX_PROBE");
+    if (fake && !strcmp(fake, "none")) {
+        note_add(st, "no Landlock and no seccomp filters (GPUCOURSE_SANDBOX_PROBE=none)");
+        return;
+    }
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi > 0) {
         st->landlock_abi = (int)abi;

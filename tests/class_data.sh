@@ -124,4 +124,13 @@ t_format_refused() {
 }
 check "--format json|junit on doctor, progress, class grade and the other text commands: usage error 64" t_format_refused
 
+# --- a kernel that cannot confine students' code: refused unless allowed --
+t_partial_sandbox() {
+    GPUCOURSE_SANDBOX_PROBE=none code_is 65 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/gp" &&
+        has_err "cannot confine the students' code" && has_err "allow-partial-sandbox" && [ ! -e "$T/gp/gradebook.csv" ] || return 1
+    GPUCOURSE_SANDBOX_PROBE=none code_is 0 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/gp" --allow-partial-sandbox &&
+        has_err "confined less on this machine" && [ "$(row "$T/gp/gradebook.csv" alice graded)" = yes ]
+}
+check "no Landlock or seccomp here: class grade refuses (65) unless --allow-partial-sandbox" t_partial_sandbox
+
 echo "1..$n"
