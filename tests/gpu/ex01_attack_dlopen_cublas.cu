@@ -1,8 +1,8 @@
-// expect: 5 requirement_not_met -- dlopens cuBLAS under a name decoded at run time and computes c = a + b with cublasScopy + cublasSaxpy; the judge finds libcublasLt in the runner's maps (H100, 2026-11-23: Landlock lets the runner read the toolkit, everything but the build directory)
+// expect: 1 wrong_answer -- dlopens cuBLAS under a name decoded at run time and computes c = a + b with cublasScopy + cublasSaxpy; Landlock lets the runner read only the runtime's libraries, so dlopen fails and c stays poisoned (until 2026-11-28 the runner could read the toolkit and the judge found libcublasLt in its maps: requirement_not_met)
 // Attack: nothing of cuBLAS in the object (soname, toolkit paths and function names XOR-encoded, decoded at run time),
-// dlopen + dlsym, c = a (Scopy) then c += b (Saxpy): passes a grader that only scans the object. Stopped: Landlock
-// refuses to open a library outside the system directories, so dlopen fails and c stays poisoned. Were cuBLAS in a
-// system directory, the judge's maps check would see libcublas mapped after the call: requirement_not_met.
+// dlopen + dlsym, c = a (Scopy) then c += b (Saxpy): passes a grader that only scans the object. Stopped: the runner
+// reads only the runtime's, driver's and profiler's libraries by name (never cuBLAS), so dlopen fails and c stays poisoned. Were cuBLAS
+// loaded all the same, the judge's maps check would know it by file name or SONAME after the call: requirement_not_met.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stdio.h>
