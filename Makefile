@@ -25,6 +25,9 @@ ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS := $(YAML_LIBS) -ldl -lm
 
 B := build
+# The GPU lock directory every gpucourse on the machine uses by default
+# (grader/gpulock.h): one fixed path whatever the PREFIX, made by make install.
+LOCK_DIR := /var/lib/gpucourse/locks
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
              grader/toolchain.c grader/grader.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
@@ -48,6 +51,7 @@ $(B)/%.o: %.c | deps
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(TUI_OBJS): ALL_CFLAGS += $(NCURSES_CFLAGS)
+$(B)/grader/gpulock.o: ALL_CFLAGS += -DGPUCOURSE_SHARED_LOCK_DIR='"$(LOCK_DIR)"'
 
 $(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/cli/main.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(TUI_LIBS) $(LDLIBS)
@@ -88,6 +92,12 @@ install: $(B)/gpucourse
 	cp -R course exercises solutions harness docs $(DESTDIR)$(PREFIX)/share/gpucourse/
 	install -d $(DESTDIR)$(PREFIX)/share/gpucourse/tools
 	install -m 644 tools/*.cu $(DESTDIR)$(PREFIX)/share/gpucourse/tools/  # the benchmarks the lessons cite
+	@# the shared GPU lock directory: root's and sticky, so that no user can take
+	@# it or another's file in it away (docs/harness.md); root makes it, or a package
+	@if [ "$$(id -u)" = 0 ] || [ -n "$(DESTDIR)" ]; then \
+	    install -d -m 1777 $(DESTDIR)$(LOCK_DIR) && chmod 1777 $(DESTDIR)$(LOCK_DIR) && \
+	    if [ "$$(id -u)" = 0 ]; then chown root:root $(DESTDIR)$(LOCK_DIR); fi; \
+	else echo "not root: $(LOCK_DIR) not made; gradings lock in /tmp (docs/classroom.md)"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpucourse
