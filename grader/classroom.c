@@ -146,9 +146,9 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         if (g) report_junit(g, o->exercises, rs, graded), fclose(g);
         StrBuf rows = {0};
         for (int k = 0; k < graded; k++)
-            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
+            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%d\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
                       rs[k].timed ? rs[k].vs_reference : 0, rs[k].timed ? rs[k].vs_baseline : 0,
-                      rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s);
+                      rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s, rs[k].unlocked[0] != '\0');
         /* written last, whole: its presence says this student was graded */
         if (!f || !g || write_file_atomic(tsv, rows.buf ? rows.buf : "", rows.len) < 0)
             rc = error("cannot write %s's results under %s", s->name, o->out);
@@ -247,6 +247,7 @@ typedef struct {
     char verdict[32];
     double vs_reference, vs_baseline, vs_library, wall_s;
     int attempts;
+    int unlocked; /* timed without the GPU's lock */
     bool graded;
 } Cell;
 
@@ -258,8 +259,9 @@ static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool
     for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
         char id[64];
         Cell c = {.graded = true};
-        if (sscanf(line, "%63s %31s %lf %lf %lf %d %lf", id, c.verdict, &c.vs_reference, &c.vs_baseline,
-                   &c.vs_library, &c.attempts, &c.wall_s) != 7)
+        int fields = sscanf(line, "%63s %31s %lf %lf %lf %d %lf %d", id, c.verdict, &c.vs_reference, &c.vs_baseline,
+                            &c.vs_library, &c.attempts, &c.wall_s, &c.unlocked);
+        if (fields != 7 && fields != 8) /* 7: written before the lock's mark */
             continue;
         for (int k = 0; k < o->nexercises; k++)
             if (!strcmp(o->exercises[k]->id, id)) cells[k] = c;
@@ -308,6 +310,10 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             else if (nr >= 3 && v > FAR_ABOVE_CLASS * median)
                 flag = xprintf("%s: %.2fx the reference's throughput, the class's median is %.2fx", e->id, v, median);
             if (flag) strlist_add(&flags[i], flag), free(flag);
+            if (cells[i * ne + k].unlocked) { /* its times may include another grading's */
+                flag = xprintf("%s: timed without the GPU's lock (%s.json says why)", e->id, r->students[i].name);
+                strlist_add(&flags[i], flag), free(flag);
+            }
         }
         /* sources: identical or near-identical to another student's or to the
          * reference; the untouched stub is nobody's work and no match */

@@ -109,15 +109,28 @@ static int open_dir(const char *dir) {
 }
 
 static const char *file_kind(mode_t mode) {
-    return S_ISFIFO(mode) ? "a FIFO" : S_ISDIR(mode) ? "a directory" : S_ISSOCK(mode) ? "a socket" : S_ISLNK(mode) ? "a symbolic link" : "not a regular file";
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISDIR(mode)  ? "a directory"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISLNK(mode)  ? "a symbolic link"
+                            : "not a regular file";
+}
+
+/* Why a file with this stat cannot serve as a GPU's lock, or NULL when it
+ * can: a regular file with this one name (a hard link there may be one of
+ * our own files, to be written to), ours or root's (another user could
+ * remove or replace theirs under a holder). */
+static const char *cannot_serve(const struct stat *st) {
+    return !S_ISREG(st->st_mode)                             ? file_kind(st->st_mode)
+           : st->st_nlink != 1                               ? "a file with another name too (a hard link)"
+           : st->st_uid != 0 && st->st_uid != geteuid()      ? "another user's file"
+                                                             : NULL;
 }
 
 /* Opens a GPU's own lock file in the directory, creating it when it is not
- * there: never blocking (a FIFO), never through a link, never truncating.
- * It serves only as a lock nobody else can take away: a regular file with
- * this one name (a hard link there may be one of our own files), ours or
- * root's. Else -1, why saying what is there; the caller takes the whole
- * directory instead. */
+ * there: never blocking (a FIFO), never through a link, never truncating;
+ * kept only if it can serve (cannot_serve). Else -1, why saying what is
+ * there; the caller takes the whole directory instead. */
 static int open_gpu_file(int dir, const char *name, char *why, size_t why_len) {
     const int flags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
     int fd = openat(dir, name, O_RDWR | flags);
@@ -131,23 +144,15 @@ static int open_gpu_file(int dir, const char *name, char *why, size_t why_len) {
         }
     }
     if (fd < 0 && (errno == EACCES || errno == EISDIR || errno == EPERM)) fd = openat(dir, name, O_RDONLY | flags);
-    if (fd < 0) {
-        if (errno == ELOOP) snprintf(why, why_len, "a symbolic link");
-        else snprintf(why, why_len, "not to be opened (%s)", strerror(errno));
-        return -1;
-    }
+    int opened = errno;
     struct stat st;
-    const char *wrong = fstat(fd, &st) != 0              ? "cannot be examined"
-                        : !S_ISREG(st.st_mode)           ? file_kind(st.st_mode)
-                        : st.st_nlink != 1               ? "a file with another name too (a hard link)"
-                        : st.st_uid != 0 && st.st_uid != geteuid() ? "another user's file"
-                                                                   : NULL;
-    if (wrong) {
-        snprintf(why, why_len, "%s of uid %d", wrong, (int)st.st_uid);
-        close(fd);
-        return -1;
-    }
-    return fd;
+    bool seen = fd >= 0 ? fstat(fd, &st) == 0 : fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    const char *wrong = seen ? cannot_serve(&st) : NULL;
+    if (fd >= 0 && seen && !wrong) return fd;
+    if (wrong) snprintf(why, why_len, "%s of uid %d", wrong, (int)st.st_uid);
+    else snprintf(why, why_len, "not to be opened (%s)", strerror(fd >= 0 ? errno : opened));
+    if (fd >= 0) close(fd);
+    return -1;
 }
 
 /* What the holder wrote into the file, its first line made safe to show
