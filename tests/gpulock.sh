@@ -53,7 +53,9 @@ fi
 # GPU's file cannot serve it) until killed: $! after it
 hold_dir() {
     rm -f "$T/held"
-    flock -x "$L" sh -c ": >'$T/held'; sleep 60" &
+    python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' \
+        "$L" "$T/held" &
     for i in $(seq 100); do [ -e "$T/held" ] && return 0; sleep 0.05; done
 }
 
@@ -76,7 +78,18 @@ squatted() {
     kill $holder 2>/dev/null; wait $holder 2>/dev/null
     cat "$T/got"
     [ $rc = 65 ] && grep -q "stayed busy with other gradings for 1 s" "$T/got" || { echo "exit $rc, want 65: it ran"; return 1; }
+    # that grading gone, the victim's runs, saying how it was locked
+    GPUCOURSE_GPU_WAIT=1 victim timeout 120 "$GC" grade ex01 >"$T/got" 2>&1
+    rc=$?
+    [ $rc = 77 ] && grep -q "^  note       the GPU's own lock could not serve (.* is $2 of uid" "$T/got" ||
+        { echo "exit $rc, want 77, and the note"; cat "$T/got"; return 1; }
+    # gone, root's doctor makes the file root's: every user's gradings lock it, not the whole directory
     rm -rf "$LOCK"
+    "$GC" doctor >/dev/null 2>&1
+    victim "$GC" doctor >"$T/got" 2>&1
+    [ "$(stat -c %U "$LOCK")" = root ] && grep -q "^ok       gpu lock     $LOCK$" "$T/got" ||
+        { grep "gpu lock" "$T/got"; return 1; }
+    rm -f "$LOCK"
 }
 
 t_fifo() { squatted "mkfifo -m 644 '$LOCK'" "a FIFO"; }
