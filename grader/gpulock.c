@@ -56,8 +56,9 @@ static bool only_ours(const struct stat *st) {
            (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
 }
 
-/* The first directory on a path, from "/" down to the path itself, that
- * is not only_ours, into *where (malloc'd), or NULL when none is. Each
+/* What is wrong with the first directory on a path, from "/" down to the
+ * path itself, that is not only_ours (that one into *where, malloc'd), or
+ * NULL when none is. Each
  * prefix is looked at through its links: a link's own directory is the
  * prefix before it. */
 static const char *unsafe_on(const char *path, char **where, struct stat *at) {
@@ -69,11 +70,15 @@ static const char *unsafe_on(const char *path, char **where, struct stat *at) {
         size_t end = i ? i : 1; /* "/" itself first */
         char keep = p[end];
         p[end] = '\0';
-        if (stat(p, at) != 0) wrong = strerror(errno);
-        else if (!only_ours(at))
+        if (stat(p, at) != 0) {
+            wrong = "a directory on its path cannot be examined";
+            break;
+        }
+        if (!only_ours(at)) {
             wrong = at->st_uid != 0 && at->st_uid != geteuid() ? "belongs to another user"
                                                                : "is writable by others and not sticky (mode 1777 is)";
-        if (wrong) *where = xstrdup(p);
+            *where = xstrdup(p);
+        }
         p[end] = keep;
     }
     free(p);
@@ -99,8 +104,8 @@ static int open_dir(const char *dir) {
     if (!wrong && (!real || fstat(fd, &st) != 0 || stat(real, &at) != 0 || st.st_dev != at.st_dev || st.st_ino != at.st_ino))
         wrong = "it changed while being opened";
     if (wrong && where)
-        error("the GPU lock directory %s cannot be trusted: %s %s (uid %d), who could replace the lock under a "
-              "grading", dir, where, wrong, (int)at.st_uid);
+        error("the GPU lock directory %s cannot be trusted: %s %s (owner uid %d), so another user could replace "
+              "the lock under a grading", dir, where, wrong, (int)at.st_uid);
     else if (wrong)
         error("the GPU lock directory %s cannot be trusted: %s", dir, wrong);
     if (wrong) close(fd);

@@ -32,7 +32,7 @@ echo "1..8"
 # the two users, real ones, when we may make them
 ATT=gpucourse-lockx VIC=gpucourse-lockv
 why_no_users=
-if [ "$(id -u)" != 0 ]; then why_no_users="not root: cannot make a second and a third user"
+if [ "$(id -u)" != 0 ]; then why_no_users="not root: cannot make the attacker and the victim, two real users"
 elif ! command -v setpriv >/dev/null || ! command -v useradd >/dev/null; then why_no_users="no setpriv or useradd"
 else
     for u in $ATT $VIC; do
@@ -148,7 +148,7 @@ EOF
     # one the attacker made for everyone (1777): theirs, so they could take any lock in it away
     mkdir -p "$T/theirs" && chown $ATT:$ATT "$T/theirs" && chmod 1777 "$T/theirs"
     GPUCOURSE_LOCK_DIR=$T/theirs victim "$GC" doctor >"$T/got" 2>&1
-    has "^MISSING  gpu lock .*the GPU lock directory $T/theirs cannot be trusted: $T/theirs belongs to another user (uid $(id -u $ATT))"
+    has "^MISSING  gpu lock .*the GPU lock directory $T/theirs cannot be trusted: $T/theirs belongs to another user (owner uid $(id -u $ATT))"
 }
 "$GC" list >/dev/null
 cp solutions/ex01_vector_add.cu "$T/ws/exercises/"
