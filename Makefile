@@ -25,6 +25,9 @@ ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
 LDLIBS := $(YAML_LIBS) -ldl -lm
 
 B := build
+# The GPU lock directory every gpucourse on the machine uses by default
+# (grader/gpulock.h): one fixed path whatever the PREFIX, made by make install.
+LOCK_DIR := /var/lib/gpucourse/locks
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
              grader/toolchain.c grader/grader.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/libscan.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
@@ -48,6 +51,7 @@ $(B)/%.o: %.c | deps
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(TUI_OBJS): ALL_CFLAGS += $(NCURSES_CFLAGS)
+$(B)/grader/gpulock.o: ALL_CFLAGS += -DGPUCOURSE_SHARED_LOCK_DIR='"$(LOCK_DIR)"'
 
 $(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/cli/main.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(TUI_LIBS) $(LDLIBS)
@@ -76,7 +80,7 @@ run: $(B)/gpucourse
 
 test: $(B)/gpucourse $(TEST_BINS)
 	@tests/run.sh tests/cli.sh tests/fixtures.sh tests/snippets.sh $(TEST_BINS) tests/deps.sh tests/split_k_plan.sh \
-		tests/errata.sh tests/gpus.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh \
+		tests/errata.sh tests/gpus.sh tests/gpulock.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh \
 		tests/edges_course.sh tests/layers.sh tests/authoring.sh tests/runner_box.sh tests/class_data.sh \
 		--serial tests/tui.sh tests/edges_tui.sh tests/slurm.sh
 
@@ -89,6 +93,12 @@ install: $(B)/gpucourse
 	cp -R course exercises solutions harness docs $(DESTDIR)$(PREFIX)/share/gpucourse/
 	install -d $(DESTDIR)$(PREFIX)/share/gpucourse/tools
 	install -m 644 tools/*.cu $(DESTDIR)$(PREFIX)/share/gpucourse/tools/  # the benchmarks the lessons cite
+	@# the shared GPU lock directory: root's and sticky, so that no user can take
+	@# it or another's file in it away (docs/harness.md); root makes it, or a package
+	@if [ "$$(id -u)" = 0 ] || [ -n "$(DESTDIR)" ]; then \
+	    install -d -m 1777 $(DESTDIR)$(LOCK_DIR) && chmod 1777 $(DESTDIR)$(LOCK_DIR) && \
+	    if [ "$$(id -u)" = 0 ]; then chown root:root $(DESTDIR)$(LOCK_DIR); fi; \
+	else echo "not root: $(LOCK_DIR) not made; gradings lock in /tmp (docs/classroom.md)"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpucourse

@@ -1222,16 +1222,28 @@ static int cmd_doctor(const Options *o) {
                      "exercises or students use them all at once (--gpus N sets how many)", g.count);
             doctor_line(true, "gpus", detail, NULL);
         }
-        /* one timed grading per GPU: every user's gpucourse must reach the same locks */
+        /* one timed grading per GPU: every user's gpucourse must reach the same locks, which nobody else can
+         * take away (grader/gpulock.h); /tmp serves, and says so */
+        const char *lock_dir = gpu_lock_dir();
+        bool fallback = !strcmp(lock_dir, "/tmp") && !getenv("GPUCOURSE_LOCK_DIR");
         for (int i = 0; i < g.count; i++) {
             GpuLock lock;
             const char *one[] = {g.uuids[i]};
             GpuLockRequest probe = {.gpus = one, .ngpus = 1, .what = "doctor", .timeout_s = 0.01};
             GpuLockResult locked = gpu_lock(&probe, &lock);
             char *path = gpu_lock_path(g.uuids[i]);
-            snprintf(detail, sizeof detail, "%s%s", path, locked == GPU_LOCK_TIMED_OUT ? " (a grading holds it now)" : "");
-            doctor_line(locked != GPU_LOCK_FAILED, "gpu lock", locked == GPU_LOCK_FAILED ? last_error() : detail,
-                        "set GPUCOURSE_LOCK_DIR to a directory every user of this GPU can write (mode 1777)");
+            if (locked == GPU_LOCK_FAILED)
+                snprintf(detail, sizeof detail, "cannot be used, gradings are timed unlocked: %s", last_error());
+            else if (lock.why[0])
+                snprintf(detail, sizeof detail, "%s: the whole directory, one grading on the machine at a time (%s)%s",
+                         lock_dir, lock.why, locked == GPU_LOCK_TIMED_OUT ? " (a grading holds it now)" : "");
+            else
+                snprintf(detail, sizeof detail, "%s%s%s%s%s", path, locked == GPU_LOCK_TIMED_OUT ? " (a grading holds it now)" : "",
+                         fallback ? " (no shared lock directory: make install makes " : "",
+                         fallback ? gpu_lock_shared_dir : "", fallback ? ")" : "");
+            doctor_line(locked != GPU_LOCK_FAILED, "gpu lock", detail,
+                        "point GPUCOURSE_LOCK_DIR at a directory only root (or you) can change, mode 1777 if shared, "
+                        "as make install makes (docs/classroom.md)");
             gpu_unlock(&lock);
             free(path);
         }

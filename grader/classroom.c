@@ -328,7 +328,8 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         for (int k = 0; k < graded; k++)
             sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%s\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
                       rs[k].timed ? rs[k].vs_reference : 0, rs[k].timed ? rs[k].vs_baseline : 0,
-                      rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s, "-");
+                      rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s,
+                      rs[k].unlocked[0] ? "unlocked" : "-");
         /* written last, whole: its presence says this student was graded */
         if (!json_ok || !xml_ok || write_file_atomic(tsv, rows.buf ? rows.buf : "", rows.len) < 0)
             rc = error("cannot write %s's results under %s", s->name, o->out);
@@ -428,11 +429,13 @@ typedef struct {
     char verdict[32];
     double vs_reference, vs_baseline, vs_library, wall_s;
     int attempts;
+    int unlocked; /* timed without the GPU's lock */
     bool graded;
 } Cell;
 
 /* Student s's rows (NAME.tsv) into cells; each mark of a row (its last
- * field, comma-separated, "-": none) a flag "EX: MARK". */
+ * field, comma-separated, "-": none) a flag "EX: MARK", but "unlocked",
+ * which the collection says in full. */
 static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool *present, StrList *flags) {
     char *tsv = out_file(o, s, "tsv");
     char *text = read_file(tsv, NULL);
@@ -454,6 +457,10 @@ static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool
             cells[k] = c;
             char *save_mark = NULL;
             for (char *m = strcmp(marks, "-") ? strtok_r(marks, ",", &save_mark) : NULL; m; m = strtok_r(NULL, ",", &save_mark)) {
+                if (!strcmp(m, "unlocked")) { /* said in full by the collection */
+                    cells[k].unlocked = 1;
+                    continue;
+                }
                 char *flag = xprintf("%s: %s", id, m);
                 strlist_add(flags, flag);
                 free(flag);
@@ -504,6 +511,10 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             else if (nr >= 3 && v > FAR_ABOVE_CLASS * median)
                 flag = xprintf("%s: %.2fx the reference's throughput, the class's median is %.2fx", e->id, v, median);
             if (flag) strlist_add(&flags[i], flag), free(flag);
+            if (cells[i * ne + k].unlocked) { /* its times may include another grading's */
+                flag = xprintf("%s: timed without the GPU's lock (%s.json says why)", e->id, r->students[i].file);
+                strlist_add(&flags[i], flag), free(flag);
+            }
         }
         /* sources: identical or near-identical to another student's or to the
          * reference; the untouched stub is nobody's work and no match */

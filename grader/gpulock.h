@@ -1,22 +1,36 @@
 /* One timed grading per GPU at a time, across processes and users: two
  * judges timing on one GPU move each other's ratios (two ex13 grades at
  * once: the reference's ratio to the copy went from 0.49 to 0.58), and
- * near a floor that is a wrong verdict. The lock is an flock(2) on a file
- * named by the GPU's UUID in a directory every user can write
- * (GPUCOURSE_LOCK_DIR, default /tmp), held around the GPU part of a
- * grade (the judge) or of a diagnosis, and released by closing it, also
- * when gpucourse dies. The holder writes who it is into the file, for the
- * message of the one that waits. On a host with several GPUs a grading
+ * near a floor that is a wrong verdict. The lock is held around the GPU
+ * part of a grade (the judge) or of a diagnosis, and released by closing
+ * it, also when gpucourse dies. On a host with several GPUs a grading
  * takes whichever is free, so that as many gradings time at once as there
- * are GPUs, never two on one. */
+ * are GPUs, never two on one.
+ *
+ * Other users of the machine can put anything at a lock's path, so the
+ * lock has two levels, both flock(2):
+ *   - the lock directory itself (gpu_lock_dir()), which must be one that
+ *     only root and we can change: held shared beside a GPU's own file,
+ *     or exclusive alone;
+ *   - a GPU's own file in it, gpucourse-gpu-UUID.lock, held exclusive, used
+ *     only when nobody else can take it away: a regular file with no other
+ *     name, ours or root's. The holder writes who it is into a file of its
+ *     own, for the message of the one that waits.
+ * Where a GPU's file cannot serve (another user's file, a FIFO, a
+ * directory, a link), the grading takes the directory exclusive: it waits
+ * for every grading on the machine and they for it. Squatting a name can
+ * slow gradings down, never hang one or let two time on one GPU. */
 #ifndef GPUCOURSE_GPULOCK_H
 #define GPUCOURSE_GPULOCK_H
 
 #include <stdbool.h>
 
 typedef struct {
-    int fd;    /* -1: not held */
-    int which; /* the index in the request's gpus of the GPU held */
+    int fd;         /* the GPU's own file, held exclusive; -1: none */
+    int which;      /* the index in the request's gpus of the GPU held */
+    bool held;      /* false: nothing to let go (a zeroed GpuLock is one) */
+    int dir_fd;     /* the lock directory: shared beside fd, exclusive without it */
+    char why[256];  /* the directory alone was (or would have been) taken: why the GPU's own file cannot serve */
 } GpuLock;
 
 typedef enum { GPU_LOCK_HELD, GPU_LOCK_INTERRUPTED, GPU_LOCK_TIMED_OUT, GPU_LOCK_FAILED } GpuLockResult;
@@ -33,10 +47,17 @@ typedef struct {
 /* Takes the lock of the first free GPU of req->gpus, waiting while other
  * gradings hold them all; Ctrl-C
  * (SIGINT, SIGTERM, SIGHUP) stops the wait (and counts for
- * proc_take_interrupted). GPU_LOCK_FAILED sets error:
- * the lock file cannot be opened (the caller decides; see gpucourse doctor). */
+ * proc_take_interrupted). GPU_LOCK_FAILED sets error: the lock directory
+ * cannot be used (missing, or others may change it); the caller decides,
+ * and a grade timed anyway is marked unlocked (GradeResult.unlocked). */
 GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out);
 void gpu_unlock(GpuLock *l);
+
+/* The directory of the locks: $GPUCOURSE_LOCK_DIR, else the shared one
+ * that make install makes (GPUCOURSE_SHARED_LOCK_DIR) when it is there,
+ * else /tmp. */
+const char *gpu_lock_dir(void);
+extern const char gpu_lock_shared_dir[];
 
 /* The lock file of a GPU (malloc'd). */
 char *gpu_lock_path(const char *gpu);

@@ -1277,14 +1277,15 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }
-    if (locked == GPU_LOCK_FAILED) { /* timed anyway, and said */
-        char *note = xprintf("timed without the GPU's lock, so another grading may have run beside it: %s",
-                             last_error());
+    if (locked == GPU_LOCK_FAILED) /* timed anyway, and marked in the result (report, JSON, gradebook) */
+        snprintf(r->unlocked, sizeof r->unlocked, "%s", last_error());
+    if (lock.held && lock.why[0]) { /* held through the whole directory: slower, still alone */
+        char *note = xprintf("the GPU's own lock could not serve (%s): this grading waited for every other", lock.why);
         strlist_add(&r->notes, note);
         free(note);
     }
     /* without a lock, one of several GPUs by the process: gradings at once are likely on different ones */
-    int which = lock.fd >= 0 ? lock.which : gpu.count > 1 ? (int)(getpid() % gpu.count) : 0;
+    int which = lock.held ? lock.which : gpu.count > 1 ? (int)(getpid() % gpu.count) : 0;
     if (!launched) snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuids[which]);
     char *gpu_env = launched ? NULL : gpu_visible_env(&gpu, r->gpu_id);
     phase(o, "running");

@@ -122,6 +122,7 @@ typedef struct {
     StrList mismatches;         /* "c[12] got nan want 1.5" */
     WrongMap wrong_map;         /* where, at the first size that failed */
     char gpu_id[64];            /* the GPU it ran on (one of GpuInfo.uuids): the key of its lock */
+    char unlocked[512];         /* "" when timed under the GPU's lock (or none was run); else why it was not */
     KernelInfo kernels[MAX_KERNELS]; /* ptxas's figures of the student's kernels */
     int nkernels;
     bool timed;                 /* the timing lines were there */

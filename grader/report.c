@@ -145,6 +145,11 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         fprintf(out, "  your program printed:\n");
         print_indented(out, r->program_output, SHOWN_OUTPUT_LINES, r->output_dropped);
     }
+    if (r->unlocked[0]) { /* its times may include another grading's */
+        fputs("  UNLOCKED   timed without the GPU's lock, so another grading may have run beside it: ", out);
+        print_visible(out, r->unlocked, strlen(r->unlocked));
+        fputc('\n', out);
+    }
     for (int i = 0; i < r->notes.count; i++) {
         fputs("  note       ", out);
         print_visible(out, r->notes.items[i], strlen(r->notes.items[i]));
@@ -462,6 +467,10 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
     else fputs("null", out);
     fputs(", \"gpu\": ", out); /* the UUID of the GPU it ran on: one of several, whose lock it held */
     if (r->gpu_id[0]) json_string(out, r->gpu_id);
+    else fputs("null", out);
+    /* timed without that GPU's lock: why (another grading may have run beside it) */
+    fprintf(out, ", \"unlocked\": %s, \"unlocked_reason\": ", r->unlocked[0] ? "true" : "false");
+    if (r->unlocked[0]) json_string(out, r->unlocked);
     else fputs("null", out);
     fputs(", \"checks\": [", out);
     for (int i = 0; i < r->nchecks; i++) {

@@ -1764,7 +1764,7 @@ static void test_gpu_lock(void **state) {
     assert_non_null(strstr(message, who));
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0666);
+    assert_int_equal(st.st_mode & 0777, 0644); /* ours alone to lock; others read who holds it */
     gpu_unlock(&l);
     waitpid(holder, NULL, 0);
 
@@ -1796,12 +1796,26 @@ static void test_gpu_lock(void **state) {
     char *target = path_join(dir, "victim");
     put_file(dir, "victim", "keep\n");
     assert_int_equal(symlink(target, path), 0);
-    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_FAILED);
-    assert_non_null(strstr(last_error(), "cannot open the GPU's lock"));
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD); /* the whole directory instead */
+    assert_int_equal(l.fd, -1);
+    assert_non_null(strstr(l.why, "gpucourse-gpu-GPU-fake_0.lock is a symbolic link"));
+    GpuLock m;
+    req.timeout_s = 0.3; /* which every other grading waits for */
+    assert_int_equal(gpu_lock(&req, &m), GPU_LOCK_TIMED_OUT);
+    gpu_unlock(&l);
     char *kept = read_file(target, NULL);
     assert_string_equal(kept, "keep\n");
     free(kept);
     free(target);
+
+    assert_int_equal(chmod(dir, 0777), 0); /* a directory others may change: no lock, and why */
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_FAILED);
+    assert_non_null(strstr(last_error(), "is writable by others and not sticky"));
+    assert_int_equal(chmod(dir, 01777), 0); /* sticky: theirs to add to, not to take away */
+    unlink(path);
+    assert_int_equal(gpu_lock(&req, &l), GPU_LOCK_HELD);
+    assert_true(l.fd >= 0);
+    gpu_unlock(&l);
     unsetenv("GPUCOURSE_LOCK_DIR");
     free(path);
     free(dir);
