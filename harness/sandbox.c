@@ -289,6 +289,11 @@ static int enter_landlock(const SandboxSpec *spec, SandboxStatus *st) {
         rc = allow_path(ruleset, *p, rd_dir, rd_file, st);
     for (const char *const *p = spec->write_paths; rc == 0 && p && *p; p++)
         rc = allow_path(ruleset, *p, rw, rw, st);
+    const uint64_t make = ro | rw | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                          LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                          (abi >= 2 ? LANDLOCK_ACCESS_FS_REFER : 0); /* renames within it */
+    for (const char *const *p = spec->make_paths; rc == 0 && p && *p; p++)
+        rc = allow_path(ruleset, *p, make, rw, st);
     /* the driver and libc read /proc and /sys; everybody may use these devices */
     static const char *const read_always[] = {"/proc", "/sys"};
     static const char *const rw_always[] = {"/dev/null", "/dev/zero", "/dev/urandom"};

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../harness/sandbox.h"
 #include "util.h"
 
 typedef struct {
@@ -29,6 +30,12 @@ typedef struct {
                                      program it starts, each on its own; 0: no limit of ours */
     size_t capture_limit;         /* bytes of output kept; the rest is read and counted */
     int result_fd;                /* >2: a pipe at this descriptor in the child */
+    /* Landlock rules for the child and every program it starts, entered
+     * (sandbox_restrict_files) after fork, before exec; or NULL. Where the
+     * kernel has no Landlock the child runs unconfined: the caller asks
+     * sandbox_probe to know. When rules could not be entered the program is
+     * not run: proc_run fails. */
+    const SandboxSpec *confine;
     /* Called with every piece of output as it arrives (live logs), or NULL. */
     void (*on_output)(const char *data, size_t len, void *ctx);
     void *ctx;

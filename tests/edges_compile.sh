@@ -10,11 +10,13 @@ cd "$(dirname "$0")/.." || exit 1
 "$GC" list >/dev/null || exit 1
 F=$T/ws/exercises/ex06_affine.cu
 STAGING=$T/ws/.build/tmp
-mkfifo "$T/fifo"
+# in the exercise directory: the only one of the student's that the compiler may read
+FIFO=$T/ws/exercises/fifo
+mkfifo "$FIFO"
 mkdir -p "$T/tmp"
 # A compile that stays half-way: the host compiler waits on a FIFO that no
 # one writes, with nvcc's first intermediate files already made.
-hang_compile() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F"; }
+hang_compile() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$FIFO\"" >>"$F"; }
 # nvcc is half-way once the host compiler's output (made before it reads the
 # FIFO) exists, wherever nvcc puts it; newer than $T/mark: this round's
 nvcc_started() { [ -n "$(find "$T/tmp" "$STAGING" -name '*.cpp4.ii' -newer "$T/mark" 2>/dev/null | head -1)" ]; }
@@ -62,6 +64,7 @@ t_timeout() { hang_compile && code_is 4 env TMPDIR="$T/tmp" timeout 60 "$GC" --t
               has "the compiler did not finish in 3 s" && tmp_empty && staging_empty; }
 check "a compile stopped at --timeout: nothing left in TMPDIR or .build/tmp" t_timeout
 cp exercises/ex06_affine.cu "$F"
+rm -f "$FIFO"
 
 # A workspace path that nvcc's command lines cannot hold: nvcc's directory
 # goes to TMPDIR then, and a stale one there (of a pid that cannot exist) is
