@@ -1092,6 +1092,14 @@ static void watch_compile(const char *data, size_t len, void *ctx) {
     if (w->o && w->o->on_output) w->o->on_output(data, len, w->o->ctx);
 }
 
+/* Whether the #include that the compiler's box refused is the one of
+ * toolchain_compile's own, of the student's file through its directory's
+ * link ("exercises/FILE"): the file is a link to elsewhere. */
+static bool refused_is_the_file(const char *refused, const char *file) {
+    const char *slash = strchr(refused, '/');
+    return slash && !strchr(slash + 1, '/') && !strcmp(slash + 1, file) && refused[0] != '/' && refused[0] != '.';
+}
+
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
                             const GradeOptions *o, GradeResult *r) {
     const char *src[] = {student_cu, NULL};
@@ -1137,7 +1145,12 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
                     "the compiler ran out of memory on %s (the limit is %zu GiB for nvcc and each program it starts): "
                     "an #include of a device file, or code that makes it build something huge?",
                     e->file, COMPILE_MEMORY_LIMIT >> 30);
-    else if (!compiled && (refused = toolchain_refused_include(cres.output)))
+    else if (!compiled && (refused = toolchain_refused_include(cres.output)) && refused_is_the_file(refused, e->file))
+        set_verdict(r, V_COMPILE_ERROR,
+                    "%s is a link to a file outside your exercise directory, which the compiler may not read: "
+                    "it reads only the toolkit, the system's headers and your exercise directory",
+                    e->file);
+    else if (!compiled && refused)
         set_verdict(r, V_COMPILE_ERROR,
                     "%s includes '%s', which the compiler may not read: it reads only the toolkit, the system's "
                     "headers and your exercise directory",

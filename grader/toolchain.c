@@ -417,6 +417,13 @@ bool toolchain_confined(char *why, size_t size) {
 char *toolchain_refused_include(const char *log) {
     static const char fatal[] = ": fatal error: ", denied[] = ": Permission denied";
     for (const char *at = log ? strstr(log, fatal) : NULL; at; at = strstr(at + 1, fatal)) {
+        /* FILE:LINE:COL before it, a place in a source (not "cc1plus: fatal error: ...") */
+        const char *p = at;
+        while (p > log && p[-1] >= '0' && p[-1] <= '9') p--;
+        if (p == at || p == log || p[-1] != ':') continue;
+        const char *col = --p;
+        while (p > log && p[-1] >= '0' && p[-1] <= '9') p--;
+        if (p == col || p == log || p[-1] != ':') continue;
         const char *path = at + strlen(fatal);
         size_t len = strcspn(path, "\n");
         size_t tail = strlen(denied);

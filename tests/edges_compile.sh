@@ -148,9 +148,14 @@ t_include_classmate() {
         include_in_ex01 "$T/bob/exercises/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 &&
         refused "$T/bob/exercises/ex01_vector_add.cu" &&
         include_in_ex01 "$PWD/solutions/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 &&
-        refused "$PWD/solutions/ex01_vector_add.cu"
+        refused "$PWD/solutions/ex01_vector_add.cu" || return 1
+    rm -f "$E1" && ln -s "$T/bob/exercises/ex01_vector_add.cu" "$E1" && code_is 3 "$GC" grade ex01 &&
+        has "ex01_vector_add.cu is a link to a file outside your exercise directory, which the compiler may not read"
+    rc=$?
+    rm -f "$E1"
+    return $rc
 }
-check "an #include of a classmate's exercise or of the course's solution: a compile error naming the rule" t_include_classmate
+check "an #include of a classmate's exercise or of the course's solution, or a link to one: a compile error naming the rule" t_include_classmate
 t_confined_compile() {
     cp exercises/ex01_vector_add.cu "$E1" && echo '#define MINE 1' >"$T/ws/exercises/mine.h" &&
         sed -i '1i #include "mine.h"' "$E1" && code_is 77 "$GC" grade ex01 --format json &&
