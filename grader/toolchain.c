@@ -359,11 +359,16 @@ static void prefix_dirs(const char *prefix, StrList *dirs) {
     }
 }
 
-/* The toolkit's directories (real paths). */
+/* The toolkit's directories (real paths): the one above nvcc's bin/, and
+ * CUDA_HOME's where it names another (nvcc a wrapper script that runs the
+ * toolkit's). */
 static void toolkit_dirs(const Toolchain *t, StrList *dirs) {
-    char *real = t->cuda_home ? realpath(t->cuda_home, NULL) : NULL;
-    if (real) prefix_dirs(real, dirs);
-    free(real);
+    const char *homes[] = {t->cuda_home, getenv("CUDA_HOME")};
+    for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
+        char *real = homes[i] && *homes[i] ? realpath(homes[i], NULL) : NULL;
+        if (real) prefix_dirs(real, dirs);
+        free(real);
+    }
 }
 
 /* Everything nvcc and its programs may read (toolchain_confined): the

@@ -63,7 +63,8 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
  * it starts read only the toolkit, the system's programs, libraries and
  * headers (/usr/bin, /usr/lib*, /usr/libexec, /usr/include,
  * /usr/local/include, /bin, /lib*, /etc/ld.so.cache; the same below the
- * host compiler's prefix when it lives elsewhere), the directories of the
+ * host compiler's prefix when it lives elsewhere; CUDA_HOME too, for an
+ * nvcc that is a wrapper of another toolkit's), the directories of the
  * sources (the student's exercise directory) and include_dir, and write
  * only nvcc's own directory: an #include of anything else fails with
  * "Permission denied". Landlock does it; where the kernel has none, nvcc
