@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "toolchain.h"
 
+#include "../harness/sandbox.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -410,6 +412,11 @@ static void box_reads(const Toolchain *t, const char *const *sources, const char
     free(inc);
 }
 
+/* ProcSpec.confine of every nvcc run: enters the box (a SandboxSpec). */
+static int enter_box(const void *box) {
+    return sandbox_restrict_files(box, NULL);
+}
+
 bool toolchain_confined(char *why, size_t size) {
     SandboxStatus st;
     sandbox_probe(&st);
@@ -607,7 +614,7 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
         const char *makes[] = {work, NULL};
         const char **read_paths = strlist_argv(&reads);
         SandboxSpec box = {.read_paths = read_paths, .make_paths = makes};
-        ProcSpec spec = {.argv = argv, .env = env, .dir = work, .confine = &box,
+        ProcSpec spec = {.argv = argv, .env = env, .dir = work, .confine = enter_box, .confine_ctx = &box,
                          .timeout_s = timeout_s > 0 ? timeout_s : COMPILE_TIMEOUT_S,
                          .memory_limit = COMPILE_MEMORY_LIMIT, .capture_limit = COMPILE_LOG_LIMIT,
                          .on_output = on_output, .ctx = ctx};

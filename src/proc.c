@@ -164,7 +164,7 @@ static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, 
     int err = 0;
     if (spec->dir && chdir(spec->dir) < 0) err = -errno;
     /* last before exec: one thread here, and every program it starts inherits the rules */
-    if (!err && spec->confine && sandbox_restrict_files(spec->confine, NULL) < 0) err = -(CONFINE_FAILED + errno);
+    if (!err && spec->confine && spec->confine(spec->confine_ctx) != 0) err = -(CONFINE_FAILED + errno);
     if (!err) {
         execvp(spec->argv[0], (char *const *)spec->argv);
         err = errno;
@@ -307,7 +307,7 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         if (resp[0] >= 0) close(resp[0]);
         release_stops(old);
         if (exec_err <= -CONFINE_FAILED)
-            return error("cannot confine '%s' (Landlock): %s", spec->argv[0], strerror(-exec_err - CONFINE_FAILED));
+            return error("cannot confine '%s': %s", spec->argv[0], strerror(-exec_err - CONFINE_FAILED));
         if (exec_err < 0) return error("cannot run '%s' in '%s': %s", spec->argv[0], spec->dir, strerror(-exec_err));
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }

@@ -18,7 +18,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../harness/sandbox.h"
 #include "util.h"
 
 typedef struct {
@@ -30,12 +29,13 @@ typedef struct {
                                      program it starts, each on its own; 0: no limit of ours */
     size_t capture_limit;         /* bytes of output kept; the rest is read and counted */
     int result_fd;                /* >2: a pipe at this descriptor in the child */
-    /* Landlock rules for the child and every program it starts, entered
-     * (sandbox_restrict_files) after fork, before exec; or NULL. Where the
-     * kernel has no Landlock the child runs unconfined: the caller asks
-     * sandbox_probe to know. When rules could not be entered the program is
-     * not run: proc_run fails. */
-    const SandboxSpec *confine;
+    /* Called in the child after fork, before exec, with confine_ctx: while
+     * it has one thread, and so that every program it starts inherits what
+     * it sets (the compiler's Landlock rules, grader/toolchain.c). Non-zero,
+     * with errno set: the program is not run and proc_run fails. NULL:
+     * nothing. */
+    int (*confine)(const void *ctx);
+    const void *confine_ctx;
     /* Called with every piece of output as it arrives (live logs), or NULL. */
     void (*on_output)(const char *data, size_t len, void *ctx);
     void *ctx;

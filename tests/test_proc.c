@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../harness/sandbox.h"
 #include "../src/proc.h"
 
 static ProcResult run_sh(const char *script, double timeout, size_t cap, int result_fd) {
@@ -489,6 +490,10 @@ static void test_pool_dies_with_us(void **state) {
     assert_true(both);
 }
 
+static int enter_sandbox(const void *spec) {
+    return sandbox_restrict_files(spec, NULL);
+}
+
 /* ProcSpec.confine: the program and what it starts (a shell's cat) read
  * only what the rules allow and write only in make_paths; the parent is
  * untouched. */
@@ -513,7 +518,7 @@ static void test_confined_run(void **state) {
                            "echo x >'%s/planted'",
                            ok, secret, out, out, out, in);
     const char *argv[] = {"/bin/sh", "-c", script, NULL};
-    ProcSpec spec = {.argv = argv, .timeout_s = 30, .confine = &box};
+    ProcSpec spec = {.argv = argv, .timeout_s = 30, .confine = enter_sandbox, .confine_ctx = &box};
     ProcResult r;
     assert_int_equal(proc_run(&spec, &r), 0);
     assert_non_null(strstr(r.output, "fine\n"));
