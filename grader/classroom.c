@@ -15,6 +15,7 @@
 #include "../src/proc.h"
 #include "grader.h"
 #include "report.h"
+#include "toolchain.h"
 
 /* A ratio this many times the reference's is worth a look (the references
  * sit at the memory ceiling or near cuBLAS), and so is one this many times
@@ -246,6 +247,44 @@ int class_freeze_roster(const Roster *r, const char *run, const char *path) {
     return rc;
 }
 
+/* ------------------------------------------------------------ sources as compiled */
+
+/* What the similarity of two sources is computed on: the source as the
+ * compiler read it (nvcc -E, in the compiler's box), less the toolkit's and
+ * the system's headers (toolchain_own_text), so that what an #include
+ * brings in (a classmate's file copied beside it) counts as the student's.
+ * The file as it is when it does not preprocess (an #include the box
+ * refused, a broken directive: it does not compile either), or where nvcc
+ * is missing. Kept in `keep` (written, or removed when there is no file);
+ * NULL: no file. */
+static char *compiled_text(const Toolchain *t, const char *source, const char *keep) {
+    char *text = read_file(source, NULL);
+    if (!text) {
+        unlink(keep);
+        return NULL;
+    }
+    char *full = xprintf("%s.i", keep), *dir = path_dirname(keep);
+    const char *src[] = {source, NULL};
+    ProcResult res;
+    if (t && make_dirs(dir) == 0 && toolchain_compile(t, BUILD_PREPROCESSED, src, full, NULL, 0, &res, NULL, NULL) == 0) {
+        char *pre = res.exited && res.exit_code == 0 ? read_file(full, NULL) : NULL;
+        if (pre) free(text), text = toolchain_own_text(t, pre);
+        free(pre);
+        proc_result_free(&res);
+    }
+    unlink(full);
+    write_file_atomic(keep, text, strlen(text)); /* a cache: the collection makes it again when it is missing */
+    free(full);
+    free(dir);
+    return text;
+}
+
+/* Where a student's source as compiled is kept: OUT/build/compiled/FILE-EX (FILE the student's safe file name)
+ * (the course's in compiled/course/, which no student's name reaches). */
+static char *compiled_keep(const ClassOptions *o, const char *name, const Exercise *e) {
+    return xprintf("%s/build/compiled/%s-%s", o->out, name, e->id);
+}
+
 /* ------------------------------------------------------------ grading one student */
 
 static char *out_file(const ClassOptions *o, const Student *s, const char *ext) {
@@ -304,6 +343,8 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
     int *attempts = xcalloc((size_t)o->nexercises, sizeof *attempts);
     char *label = build_label(s);
     int graded = 0;
+    Toolchain t;
+    bool have_nvcc = toolchain_find(&t) == 0; /* without it grading says why; here the files are compared as they are */
     for (int k = 0; rc == 0 && k < o->nexercises; k++) {
         const Exercise *e = o->exercises[k];
         char *phase = xprintf("%s %s", s->name, e->id);
@@ -312,6 +353,10 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .label = label};
         grade_exercise(c, &w, e, &go, &rs[k]); /* never recorded: the progress is the student's */
         graded++;
+        /* the source as compiled, beside the grading (in each array task): the collection compares them */
+        char *source = xprintf("%s/exercises/%s", s->path, e->file), *keep = compiled_keep(o, s->file, e);
+        free(compiled_text(have_nvcc ? &t : NULL, source, keep));
+        free(source), free(keep);
         if (rs[k].verdict == V_INTERRUPTED) rc = EXIT_INTERRUPTED;
     }
     if (rc == 0) {
@@ -337,6 +382,7 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         free(json), free(xml), free(tsv);
     }
     for (int k = 0; k < graded; k++) grade_result_free(&rs[k]);
+    if (have_nvcc) toolchain_free(&t);
     free(rs);
     free(attempts);
     free(label);
@@ -493,6 +539,8 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     bool *present = xcalloc((size_t)ns, sizeof *present);
     StrList *flags = xcalloc((size_t)ns, sizeof *flags);
     for (int i = 0; i < ns; i++) read_rows(o, &r->students[i], cells + i * ne, &present[i], &flags[i]);
+    Toolchain t;
+    const Toolchain *tc = toolchain_find(&t) == 0 ? &t : NULL; /* for the sources as compiled */
 
     for (int k = 0; k < ne; k++) {
         const Exercise *e = o->exercises[k];
@@ -519,12 +567,20 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
         /* sources: identical or near-identical to another student's or to the
          * reference; the untouched stub is nobody's work and no match */
         char *stub_path = course_stub_path(c, e), *ref_path = course_solution_path(c, e);
-        char *stub = read_file(stub_path, NULL), *ref = read_file(ref_path, NULL);
+        char *stub_keep = compiled_keep(o, "course/stub", e), *ref_keep = compiled_keep(o, "course/solution", e);
+        char *stub = compiled_text(tc, stub_path, stub_keep), *ref = compiled_text(tc, ref_path, ref_keep);
+        free(stub_keep), free(ref_keep);
         char **src = xcalloc((size_t)ns, sizeof *src);
         for (int i = 0; i < ns; i++) {
-            char *p = xprintf("%s/exercises/%s", r->students[i].path, e->file);
-            src[i] = read_file(p, NULL);
-            free(p);
+            /* as its grading compiled it; made now when that grading left none */
+            char *keep = compiled_keep(o, r->students[i].file, e);
+            src[i] = read_file(keep, NULL);
+            if (!src[i]) {
+                char *p = xprintf("%s/exercises/%s", r->students[i].path, e->file);
+                src[i] = compiled_text(tc, p, keep);
+                free(p);
+            }
+            free(keep);
             if (src[i] && stub && class_similarity(src[i], stub) >= 1.0) free(src[i]), src[i] = NULL;
         }
         for (int i = 0; i < ns; i++) {
@@ -612,5 +668,6 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     *totals = (ClassTotals){.students = ns, .not_graded = missing, .reached = reached};
     free(csv_path), free(tmp);
     free(cells), free(present), free(flags);
+    if (tc) toolchain_free(&t);
     return rc;
 }

@@ -1092,9 +1092,20 @@ static void watch_compile(const char *data, size_t len, void *ctx) {
     if (w->o && w->o->on_output) w->o->on_output(data, len, w->o->ctx);
 }
 
+/* Whether the #include that the compiler's box refused is the one of
+ * toolchain_compile's own, of the student's file through its directory's
+ * link ("exercises/FILE"): the file is a link to elsewhere. */
+static bool refused_is_the_file(const char *refused, const char *file) {
+    const char *slash = strchr(refused, '/');
+    return slash && !strchr(slash + 1, '/') && !strcmp(slash + 1, file) && refused[0] != '/' && refused[0] != '.';
+}
+
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
                             const GradeOptions *o, GradeResult *r) {
     const char *src[] = {student_cu, NULL};
+    /* the same box now as for the build it may reuse: the build key says which */
+    char unconfined[256];
+    if (!(r->compiler_confined = toolchain_confined(unconfined, sizeof unconfined))) strlist_add(&r->notes, unconfined);
     uint64_t key = toolchain_build_key(t, BUILD_SHARED_LIB, src, NULL);
     char *kept_log = NULL;
     unsigned kept_repairs = 0;
@@ -1116,6 +1127,7 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
         return false;
     }
     bool compiled = cres.exited && cres.exit_code == 0;
+    char *refused = NULL; /* an #include that the compiler's box refused */
     /* no log when nvcc did not finish: a report would call the compile ok */
     if (!cres.interrupted && !cres.timed_out) {
         r->compile_log = xstrdup(cres.output);
@@ -1148,7 +1160,18 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
                     "the compiler ran out of memory on %s (the limit is %zu GiB for nvcc and each program it starts): "
                     "an #include of a device file, or code that makes it build something huge?",
                     e->file, COMPILE_MEMORY_LIMIT >> 30);
+    else if (!compiled && (refused = toolchain_refused_include(cres.output)) && refused_is_the_file(refused, e->file))
+        set_verdict(r, V_COMPILE_ERROR,
+                    "%s is a link to a file outside your exercise directory, which the compiler may not read: "
+                    "it reads only the toolkit, the system's headers and your exercise directory",
+                    e->file);
+    else if (!compiled && refused)
+        set_verdict(r, V_COMPILE_ERROR,
+                    "%s includes '%s', which the compiler may not read: it reads only the toolkit, the system's "
+                    "headers and your exercise directory",
+                    e->file, refused);
     else if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s", e->file);
+    free(refused);
     proc_result_free(&cres);
     return compiled;
 }
@@ -1160,6 +1183,7 @@ static bool compile_course_file(const Toolchain *t, const Exercise *e, const cha
     const char *src[] = {source, NULL};
     char *log = NULL;
     bool compiled = toolchain_build_cached(t, BUILD_SHARED_LIB, src, so, NULL, &log) == 0;
+    r->compiler_confined = toolchain_confined(NULL, 0);
     r->compile_log = log ? log : xstrdup("");
     if (!compiled && (!log || toolchain_disk_full(log))) set_verdict(r, V_SETUP_ERROR, "%s", last_error()); /* not the file's */
     else if (!compiled) set_verdict(r, V_COMPILE_ERROR, "nvcc could not compile %s (%s)", source, e->id);

@@ -112,6 +112,8 @@ typedef struct {
     size_t compile_log_dropped; /* bytes of it beyond the cap */
     double compile_s;
     bool compile_reused;        /* the file had not changed: its library as built before, with that build's log */
+    bool compiler_confined;     /* nvcc ran in its box (toolchain_confined): read only the toolkit, the system
+                                   and the exercise directory; false: a note says it ran unconfined */
     char *program_output;       /* what the student's code printed (capped) */
     size_t output_dropped;      /* bytes beyond the cap */
     unsigned long long seed;

@@ -564,6 +564,7 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
     json_wrong_map(out, &r->wrong_map);
     fputs(", \"sandbox\": ", out);
     json_string(out, r->sandbox); /* how the student's code was confined, for a CI's logs */
+    fprintf(out, ", \"compiler_confined\": %s", r->compiler_confined ? "true" : "false");
     fputs(", \"wall_seconds\": ", out);
     json_number(out, r->wall_s);
     fputs(",\n     \"trace\": ", out);

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "toolchain.h"
 
+#include "../harness/sandbox.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -138,6 +140,7 @@ static const char **compile_argv(const Toolchain *t, const char *nvcc, BuildTarg
     bool judge = target == BUILD_HARNESS || target == BUILD_HARNESS_OBJECT;
     bool runner = target == BUILD_RUNNER || target == BUILD_RUNNER_OBJECT;
     bool object = target == BUILD_HARNESS_OBJECT || target == BUILD_RUNNER_OBJECT;
+    if (target == BUILD_PREPROCESSED) argv[n++] = "-E";
     if (runner)
         for (size_t i = 0; i < ARRAY_SIZE(runner_flags); i++) argv[n++] = runner_flags[i];
     if (object) argv[n++] = "-c";
@@ -333,6 +336,177 @@ static int check_environment(void) {
     return 0;
 }
 
+/* ------------------------------------------------------------ the compiler's box */
+
+/* A prefix that other software shares (/usr/bin/nvcc, a gcc in
+ * /usr/local/bin): only its programs', libraries' and headers' directories
+ * are the compiler's, never the whole (/usr/local/share may hold the
+ * course's solutions). */
+static bool shared_prefix(const char *dir) {
+    return !strcmp(dir, "/") || !strcmp(dir, "/usr") || !strcmp(dir, "/usr/local");
+}
+
+/* The directories below `prefix` that a toolkit or a compiler installed
+ * there reads: all of it, or its parts where the prefix is shared. */
+static void prefix_dirs(const char *prefix, StrList *dirs) {
+    static const char *const parts[] = {"bin", "lib", "lib64", "libexec", "include", "nvvm", "targets"};
+    if (!shared_prefix(prefix)) {
+        strlist_add(dirs, prefix);
+        return;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        char *p = path_join(prefix, parts[i]);
+        strlist_add(dirs, p);
+        free(p);
+    }
+}
+
+/* The toolkit's directories (real paths): the one above nvcc's bin/, and
+ * CUDA_HOME's where it names another (nvcc a wrapper script that runs the
+ * toolkit's). */
+static void toolkit_dirs(const Toolchain *t, StrList *dirs) {
+    const char *homes[] = {t->cuda_home, getenv("CUDA_HOME")};
+    for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
+        char *real = homes[i] && *homes[i] ? realpath(homes[i], NULL) : NULL;
+        if (real) prefix_dirs(real, dirs);
+        free(real);
+    }
+}
+
+/* Everything nvcc and its programs may read (toolchain_confined): the
+ * system's, the toolkit's, the host compiler's, and the directories of the
+ * sources and include_dir. */
+static void box_reads(const Toolchain *t, const char *const *sources, const char *include_dir, StrList *dirs) {
+    /* the loader's cache, the shell, binutils, gcc's programs, libraries and headers */
+    static const char *const system_dirs[] = {"/usr/bin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
+                                              "/usr/libexec", "/usr/include", "/usr/local/include", "/bin",
+                                              "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache"};
+    for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) strlist_add(dirs, system_dirs[i]);
+    toolkit_dirs(t, dirs);
+    /* the host compiler that nvcc runs (gcc and g++ from PATH, or NVCC_CCBIN's),
+     * installed elsewhere: its prefix, two levels above the program */
+    const char *ccbin = getenv("NVCC_CCBIN");
+    const char *compilers[] = {"gcc", "g++", ccbin && *ccbin ? ccbin : NULL};
+    for (size_t i = 0; i < ARRAY_SIZE(compilers) && compilers[i]; i++) {
+        char *found = dir_exists(compilers[i]) ? path_join(compilers[i], "gcc") : proc_find_in_path(compilers[i]);
+        char *real = found ? realpath(found, NULL) : NULL;
+        if (real) {
+            char *bin = path_dirname(real), *prefix = path_dirname(bin);
+            prefix_dirs(prefix, dirs);
+            free(bin);
+            free(prefix);
+        }
+        free(real);
+        free(found);
+    }
+    /* the student's exercise directory (a course file's, the harness's) */
+    for (int i = 0; sources[i]; i++) {
+        char *abs = absolute_path(sources[i]), *dir = path_dirname(abs), *real = realpath(dir, NULL);
+        if (real) strlist_add(dirs, real);
+        free(real);
+        free(dir);
+        free(abs);
+    }
+    char *inc = include_dir ? realpath(include_dir, NULL) : NULL;
+    if (inc) strlist_add(dirs, inc);
+    free(inc);
+}
+
+/* ProcSpec.confine of every nvcc run: enters the box (a SandboxSpec). */
+static int enter_box(const void *box) {
+    return sandbox_restrict_files(box, NULL);
+}
+
+bool toolchain_confined(char *why, size_t size) {
+    SandboxStatus st;
+    sandbox_probe(&st);
+    if (!st.landlock && why)
+        snprintf(why, size, "the compiler ran unconfined (no Landlock on this kernel): your #includes could read any "
+                            "file you can");
+    return st.landlock;
+}
+
+char *toolchain_refused_include(const char *log) {
+    static const char fatal[] = ": fatal error: ", denied[] = ": Permission denied";
+    for (const char *at = log ? strstr(log, fatal) : NULL; at; at = strstr(at + 1, fatal)) {
+        /* FILE:LINE:COL before it, a place in a source (not "cc1plus: fatal error: ...") */
+        const char *p = at;
+        while (p > log && p[-1] >= '0' && p[-1] <= '9') p--;
+        if (p == at || p == log || p[-1] != ':') continue;
+        const char *col = --p;
+        while (p > log && p[-1] >= '0' && p[-1] <= '9') p--;
+        if (p == col || p == log || p[-1] != ':') continue;
+        const char *path = at + strlen(fatal);
+        size_t len = strcspn(path, "\n");
+        size_t tail = strlen(denied);
+        if (len > tail && !strncmp(path + len - tail, denied, tail)) return xstrndup(path, len - tail);
+    }
+    return NULL;
+}
+
+/* One line marker of the preprocessor's output, '# LINE "FILE" FLAGS': the
+ * file into *file (its escapes undone) and whether flag 3 (a system header)
+ * is set. False for any other line. */
+static bool line_marker(const char *line, size_t len, StrBuf *file, bool *system) {
+    if (len < 4 || line[0] != '#' || line[1] != ' ' || line[2] < '0' || line[2] > '9') return false;
+    const char *p = memchr(line, '"', len), *end = line + len;
+    if (!p) return false;
+    sb_free(file);
+    for (p++; p < end && *p != '"'; p++) {
+        if (*p == '\\' && p + 1 < end) p++;
+        sb_add(file, p, 1);
+    }
+    *system = false;
+    for (p++; p < end; p++)
+        if (*p == '3' && (p[-1] == ' ') && (p + 1 == end || p[1] == ' ')) *system = true;
+    return true;
+}
+
+/* Whether a file the preprocessor read is the toolkit's or the system's. */
+static bool system_file(const StrList *toolkit, const char *file, bool flagged) {
+    if (flagged || file[0] == '<') return true; /* <built-in>, <command-line> */
+    if (file[0] != '/') return false;           /* below nvcc's directory: the sources' */
+    char *real = realpath(file, NULL);
+    const char *path = real ? real : file;
+    bool inside = false;
+    for (int i = 0; i < toolkit->count && !inside; i++) {
+        size_t n = strlen(toolkit->items[i]);
+        inside = !strncmp(path, toolkit->items[i], n) && (path[n] == '/' || path[n] == '\0');
+    }
+    free(real);
+    return inside;
+}
+
+char *toolchain_own_text(const Toolchain *t, const char *preprocessed) {
+    StrList toolkit = {0};
+    toolkit_dirs(t, &toolkit);
+    StrBuf out = {0}, file = {0}, last = {0};
+    bool keep = true, last_keep = true;
+    for (const char *line = preprocessed; line && *line;) {
+        size_t len = strcspn(line, "\n");
+        bool flagged;
+        if (line_marker(line, len, &file, &flagged)) {
+            const char *name = file.buf ? file.buf : "";
+            if (last.buf && !strcmp(last.buf, name)) { /* the same file again: decided already */
+                keep = last_keep;
+            } else {
+                keep = !system_file(&toolkit, name, flagged);
+                sb_free(&last);
+                sb_puts(&last, name);
+                last_keep = keep;
+            }
+        } else if (keep) {
+            sb_add(&out, line, len);
+            sb_add(&out, "\n", 1);
+        }
+        line += len + (line[len] == '\n');
+    }
+    sb_free(&file);
+    sb_free(&last);
+    strlist_free(&toolkit);
+    return sb_take(&out);
+}
+
 /* Copies nvcc's output, with its mode, into fd (a file beside the
  * destination, renamed into place by the caller), a piece at a time: a
  * student's library can be hundreds of MB. */
@@ -435,7 +609,12 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
     if (rc == 0) {
         char *nvcc = absolute_path(t->nvcc); /* it runs in `work` */
         const char **argv = compile_argv(t, nvcc, target, src, OUTPUT_NAME, inc, &hold);
-        ProcSpec spec = {.argv = argv, .env = env, .dir = work,
+        StrList reads = {0};
+        box_reads(t, sources, include_dir, &reads);
+        const char *makes[] = {work, NULL};
+        const char **read_paths = strlist_argv(&reads);
+        SandboxSpec box = {.read_paths = read_paths, .make_paths = makes};
+        ProcSpec spec = {.argv = argv, .env = env, .dir = work, .confine = enter_box, .confine_ctx = &box,
                          .timeout_s = timeout_s > 0 ? timeout_s : COMPILE_TIMEOUT_S,
                          .memory_limit = COMPILE_MEMORY_LIMIT, .capture_limit = COMPILE_LOG_LIMIT,
                          .on_output = on_output, .ctx = ctx};
@@ -454,6 +633,8 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
         }
         free(argv);
         free(nvcc);
+        free(read_paths);
+        strlist_free(&reads);
     }
     close(out_fd);
     if (!placed) unlink(tmp_out);
@@ -531,6 +712,8 @@ uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char 
     for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) h = hash_str(h, common_flags[i]);
     for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) h = hash_str(h, harness_libs[i]);
     for (size_t i = 0; i < ARRAY_SIZE(judge_libs); i++) h = hash_str(h, judge_libs[i]);
+    /* a build made outside the compiler's box is never taken for one made in it */
+    h = hash_str(h, toolchain_confined(NULL, 0) ? "compiler confined" : "compiler unconfined");
     h = hash_bytes(h, &target, sizeof target);
     for (int i = 0; sources[i]; i++) {
         size_t len = 0;

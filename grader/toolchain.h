@@ -28,7 +28,10 @@ void toolchain_free(Toolchain *t);
  * of the last two (nvcc -c, with their flags): the harness's files that are
  * the same for every kind, built once and linked into each kind's judge and
  * runner (a source ending in .o is linked as it is). */
-typedef enum { BUILD_SHARED_LIB, BUILD_HARNESS, BUILD_RUNNER, BUILD_HARNESS_OBJECT, BUILD_RUNNER_OBJECT } BuildTarget;
+typedef enum {
+    BUILD_SHARED_LIB, BUILD_HARNESS, BUILD_RUNNER, BUILD_HARNESS_OBJECT, BUILD_RUNNER_OBJECT,
+    BUILD_PREPROCESSED /* nvcc -E: the source as the compiler read it (toolchain_own_text) */
+} BuildTarget;
 
 /* The bounds of every nvcc run. Time: COMPILE_TIMEOUT_S unless the caller
  * gives another (grade --timeout S bounds the student's file). Memory: the
@@ -55,6 +58,31 @@ enum { COMPILE_TIMEOUT_S = 300 };
 int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx);
+
+/* The compiler's box. Every nvcc run (toolchain_compile) and every program
+ * it starts read only the toolkit, the system's programs, libraries and
+ * headers (/usr/bin, /usr/lib*, /usr/libexec, /usr/include,
+ * /usr/local/include, /bin, /lib*, /etc/ld.so.cache; the same below the
+ * host compiler's prefix when it lives elsewhere; CUDA_HOME too, for an
+ * nvcc that is a wrapper of another toolkit's), the directories of the
+ * sources (the student's exercise directory) and include_dir, and write
+ * only nvcc's own directory: an #include of anything else fails with
+ * "Permission denied". Landlock does it; where the kernel has none, nvcc
+ * runs unconfined. Returns whether it is confined on this machine; when
+ * not, *why (may be NULL) says why, for the grade's note. */
+bool toolchain_confined(char *why, size_t size);
+
+/* The path of an #include that the box refused, from nvcc's output (the
+ * host preprocessor's "FILE:LINE:COL: fatal error: PATH: Permission
+ * denied"), malloc'd; NULL when there is none. */
+char *toolchain_refused_include(const char *log);
+
+/* What the compiler read of a BUILD_PREPROCESSED output that came from
+ * outside the toolkit and the system's headers: the source's own text and
+ * every file it included from elsewhere (its own directory, or beyond
+ * where the compiler ran unconfined), for comparing sources as compiled.
+ * malloc'd. */
+char *toolchain_own_text(const Toolchain *t, const char *preprocessed);
 
 /* Whether nvcc's output says that it or a program it started ran out of
  * memory (COMPILE_MEMORY_LIMIT). */

@@ -345,11 +345,16 @@ static int enter_landlock(const SandboxSpec *spec, SandboxStatus *st) {
         rc = allow_path(ruleset, *p, rd_dir, rd_file, st);
     for (const char *const *p = spec->write_paths; rc == 0 && p && *p; p++)
         rc = allow_path(ruleset, *p, rw, rw, st);
+    const uint64_t make = ro | rw | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                          LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                          (abi >= 2 ? LANDLOCK_ACCESS_FS_REFER : 0); /* renames within it */
+    for (const char *const *p = spec->make_paths; rc == 0 && p && *p; p++)
+        rc = allow_path(ruleset, *p, make, rw, st);
     /* This process's own /proc directory (/proc/self resolves to it now:
      * libc and the loader read its maps and status, and thread-self is
      * beneath it), never another process's; and two devices anybody may use.
      * Everything else is the caller's list. */
-    rc = allow_path(ruleset, "/proc/self", ro, LANDLOCK_ACCESS_FS_READ_FILE, st);
+    if (rc == 0) rc = allow_path(ruleset, "/proc/self", ro, LANDLOCK_ACCESS_FS_READ_FILE, st);
     /* procfs makes a new inode for /proc/PID when its dentry was dropped (memory
      * pressure), and the rule binds the inode: a descriptor held open keeps it */
     static int proc_self_held = -1;

@@ -18,6 +18,9 @@ typedef struct {
     /* NULL-terminated, may be NULL. Paths that do not exist are skipped. */
     const char *const *read_paths;  /* read and execute: a directory means its whole hierarchy */
     const char *const *write_paths; /* read and write (not create): device files such as /dev/nvidia0 */
+    const char *const *make_paths;  /* directories whose hierarchy may be read, written, and have files and
+                                       directories made and removed in it (a compiler's temporary directory);
+                                       nothing there may be executed */
     double cpu_seconds;             /* RLIMIT_CPU, rounded up; 0 = leave */
     long long file_size_bytes;      /* RLIMIT_FSIZE; 0 = leave */
     int max_open_files;             /* RLIMIT_NOFILE; 0 = leave */

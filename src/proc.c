@@ -129,8 +129,13 @@ char *proc_find_in_path(const char *name) {
     return NULL;
 }
 
+/* How exec_child reports a failure that was not exec's own (exec's is its
+ * errno): the working directory is -errno, the confinement -(CONFINE_FAILED
+ * + errno). */
+enum { CONFINE_FAILED = 4096 };
+
 /* In the program's process: never returns. Failure to start is reported
- * through status_w: errno, negated when it was the working directory. */
+ * through status_w (CONFINE_FAILED above). */
 static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, int status_w) {
     /* the guard is gone (it was killed with its group): so are we */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -158,6 +163,8 @@ static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, 
     }
     int err = 0;
     if (spec->dir && chdir(spec->dir) < 0) err = -errno;
+    /* last before exec: one thread here, and every program it starts inherits the rules */
+    if (!err && spec->confine && spec->confine(spec->confine_ctx) != 0) err = -(CONFINE_FAILED + errno);
     if (!err) {
         execvp(spec->argv[0], (char *const *)spec->argv);
         err = errno;
@@ -304,6 +311,8 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         close(out[0]);
         if (resp[0] >= 0) close(resp[0]);
         release_stops(old);
+        if (exec_err <= -CONFINE_FAILED)
+            return error("cannot confine '%s': %s", spec->argv[0], strerror(-exec_err - CONFINE_FAILED));
         if (exec_err < 0) return error("cannot run '%s' in '%s': %s", spec->argv[0], spec->dir, strerror(-exec_err));
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }

@@ -30,6 +30,13 @@ typedef struct {
                                      program it starts, each on its own; 0: no limit of ours */
     size_t capture_limit;         /* bytes of output kept; the rest is read and counted */
     int result_fd;                /* >2: a pipe at this descriptor in the child */
+    /* Called in the child after fork, before exec, with confine_ctx: while
+     * it has one thread, and so that every program it starts inherits what
+     * it sets (the compiler's Landlock rules, grader/toolchain.c). Non-zero,
+     * with errno set: the program is not run and proc_run fails. NULL:
+     * nothing. */
+    int (*confine)(const void *ctx);
+    const void *confine_ctx;
     /* Called with every piece of output as it arrives (live logs), or NULL. */
     void (*on_output)(const char *data, size_t len, void *ctx);
     void *ctx;

@@ -116,18 +116,19 @@ t_interrupt() {
     cp "$T/ws/progress.yaml" "$T/before"
     # an nvcc that takes its time, so that the Ctrl-C lands in the middle of
     # grading however fast or loaded this machine is
+    # (in the compiler's box it may write only its own directory, nvcc's TMPDIR)
     mkdir -p "$T/slow"
-    printf '#!/bin/sh\ncase "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.88" ;;\n*) echo $$ >"%s/slow/pid"; exec sleep 60 ;; esac\n' "$T" >"$T/slow/nvcc"
+    printf '#!/bin/sh\ncase "$1" in --version) echo "Cuda compilation tools, release 13.0, V13.0.88" ;;\n*) echo $$ >"$TMPDIR/pid"; exec sleep 60 ;; esac\n' >"$T/slow/nvcc"
     chmod +x "$T/slow/nvcc"
     GPUCOURSE_NVCC=$T/slow/nvcc "$GC" grade ex03 >"$T/got" 2>&1 &
     pid=$!
-    for _ in $(seq 200); do [ -s "$T/slow/pid" ] && break; sleep 0.1; done  # compiling now
+    slow=
+    for _ in $(seq 200); do slow=$(cat "$T"/ws/.build/tmp/*/pid 2>/dev/null) && [ -n "$slow" ] && break; sleep 0.1; done # compiling now
     kill -INT $pid
     wait $pid
     code=$?
     [ $code = 130 ] || { echo "exit $code"; cat "$T/got"; return 1; }
-    has "interrupted" && cmp -s "$T/before" "$T/ws/progress.yaml" && [ -s "$T/slow/pid" ] &&
-        ! kill -0 "$(cat "$T/slow/pid")" 2>/dev/null
+    has "interrupted" && cmp -s "$T/before" "$T/ws/progress.yaml" && [ -n "$slow" ] && ! kill -0 "$slow" 2>/dev/null
 }
 check "Ctrl-C during grading: exit 130, no child left, progress untouched" t_interrupt
 
@@ -225,8 +226,9 @@ check "a compile log with escapes in text: shown, not obeyed" t_hostile_text
 # and memory (address space of nvcc and of each program it starts). A
 # ulimit is the safety net should the memory bound be missing.
 F=$T/ws/exercises/ex06_affine.cu
-mkfifo "$T/fifo"
-t_compile_timeout() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F" && start=$(date +%s) &&
+FIFO=$T/ws/exercises/fifo # in the exercise directory: the only one of the student's that the compiler may read
+mkfifo "$FIFO"
+t_compile_timeout() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$FIFO\"" >>"$F" && start=$(date +%s) &&
                       code_is 4 timeout 60 "$GC" --timeout 3 grade ex06 && has "timeout: the compiler did not finish in 3 s" &&
                       [ $(($(date +%s) - start)) -le 15 ] || { echo "took $(($(date +%s) - start)) s"; return 1; }; }
 check "a compile that hangs (#include of a FIFO): stopped at --timeout, exit 4" t_compile_timeout
@@ -274,7 +276,7 @@ check "Ctrl-C during nvcc --version: exit 130, progress untouched" t_interrupt_v
 # in the workspace's .build/tmp.
 compile_procs() { for p in /proc/[0-9]*; do [ "${p#/proc/}" != "$1" ] &&
                   { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -q "^TMPDIR=$T/ws/.build/tmp/" && echo "${p#/proc/}"; done; }
-t_kill9() { mkdir -p "$T/tmp" && cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F" || return 1
+t_kill9() { mkdir -p "$T/tmp" && cp exercises/ex06_affine.cu "$F" && echo "#include \"$FIFO\"" >>"$F" || return 1
             TMPDIR=$T/tmp "$GC" grade ex06 >/dev/null 2>&1 &
             pid=$!
             for i in $(seq 100); do [ -n "$(compile_procs $pid)" ] && break; sleep 0.1; done
@@ -286,5 +288,6 @@ t_kill9() { mkdir -p "$T/tmp" && cp exercises/ex06_affine.cu "$F" && echo "#incl
             [ -z "$left" ] || { echo "left running:"; ps -o pid,ppid,cmd -p "$(echo $left | tr ' ' ,)"; kill -9 $left; return 1; }; }
 check "gpucourse killed with -9 while compiling: nothing of the compile outlives it" t_kill9
 cp exercises/ex06_affine.cu "$F"
+rm -f "$FIFO"
 
 echo "1..$n"

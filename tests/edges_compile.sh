@@ -3,18 +3,22 @@
 # killed half-way (kill -9, SIGTERM, its timeout) leaves nothing in $TMPDIR
 # and its directory goes at the next compile; a huge compiled library is a
 # clear compile error, not an abort, under a memory limit; a relative TMPDIR
-# or an empty PATH is a setup error (exit 65) that names it. Prints TAP.
+# or an empty PATH is a setup error (exit 65) that names it; an #include
+# from outside the compiler's box is a compile error that names the rule.
+# Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh edges-compile
 
 "$GC" list >/dev/null || exit 1
 F=$T/ws/exercises/ex06_affine.cu
 STAGING=$T/ws/.build/tmp
-mkfifo "$T/fifo"
+# in the exercise directory: the only one of the student's that the compiler may read
+FIFO=$T/ws/exercises/fifo
+mkfifo "$FIFO"
 mkdir -p "$T/tmp"
 # A compile that stays half-way: the host compiler waits on a FIFO that no
 # one writes, with nvcc's first intermediate files already made.
-hang_compile() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$T/fifo\"" >>"$F"; }
+hang_compile() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$FIFO\"" >>"$F"; }
 # nvcc is half-way once the host compiler's output (made before it reads the
 # FIFO) exists, wherever nvcc puts it; newer than $T/mark: this round's
 nvcc_started() { [ -n "$(find "$T/tmp" "$STAGING" -name '*.cpp4.ii' -newer "$T/mark" 2>/dev/null | head -1)" ]; }
@@ -62,6 +66,7 @@ t_timeout() { hang_compile && code_is 4 env TMPDIR="$T/tmp" timeout 60 "$GC" --t
               has "the compiler did not finish in 3 s" && tmp_empty && staging_empty; }
 check "a compile stopped at --timeout: nothing left in TMPDIR or .build/tmp" t_timeout
 cp exercises/ex06_affine.cu "$F"
+rm -f "$FIFO"
 
 # A workspace path that nvcc's command lines cannot hold: nvcc's directory
 # goes to TMPDIR then, and a stale one there (of a pid that cannot exist) is
@@ -121,5 +126,80 @@ t_reuse() {
     code_is 77 "$GC" grade ex03 --trace && compiled && code_is 77 "$GC" grade ex03 --trace && compiled
 }
 check "an unchanged file is not compiled again; a changed file or library, another cache, a local #include are" t_reuse
+
+# The compiler's box (grader/toolchain.h): nvcc and everything it starts
+# read only the toolkit, the system and the student's exercise directory. An
+# #include of a key, of a classmate's exercise or of the course's solution
+# is a compile error that names the rule, and what the file holds never
+# reaches the log; a normal file compiles as before, in the box.
+E1=$T/ws/exercises/ex01_vector_add.cu
+include_in_ex01() { cp exercises/ex01_vector_add.cu "$E1" && printf '#include "%s"\n' "$1" >>"$E1"; }
+refused() { has "includes '$1', which the compiler may not read: it reads only the toolkit, the system's headers and your exercise directory"; }
+t_include_key() {
+    mkdir -p "$T/home/.ssh" && printf 'KEYLINE-fa1c0n-not-for-students\nKEYLINE-2\n' >"$T/home/.ssh/id_rsa" &&
+        include_in_ex01 "$T/home/.ssh/id_rsa" && code_is 3 "$GC" grade ex01 && has "compile error" &&
+        refused "$T/home/.ssh/id_rsa" && has "Permission denied" || return 1
+    code_is 3 "$GC" grade ex01 --format json || return 1
+    ! grep -r KEYLINE "$T/got" "$T/goterr" "$T/ws" "$T/cache" || { echo "the key's contents reached the output"; return 1; }
+}
+check "an #include of a key outside: a compile error naming the rule, the key's contents nowhere" t_include_key
+t_include_classmate() {
+    GPUCOURSE_WORKSPACE=$T/bob "$GC" list >/dev/null && cp solutions/ex01_vector_add.cu "$T/bob/exercises/" &&
+        include_in_ex01 "$T/bob/exercises/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 &&
+        refused "$T/bob/exercises/ex01_vector_add.cu" &&
+        include_in_ex01 "$PWD/solutions/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 &&
+        refused "$PWD/solutions/ex01_vector_add.cu" || return 1
+    rm -f "$E1" && ln -s "$T/bob/exercises/ex01_vector_add.cu" "$E1" && code_is 3 "$GC" grade ex01 &&
+        has "ex01_vector_add.cu is a link to a file outside your exercise directory, which the compiler may not read"
+    rc=$?
+    rm -f "$E1"
+    return $rc
+}
+check "an #include of a classmate's exercise or of the course's solution, or a link to one: a compile error naming the rule" t_include_classmate
+t_confined_compile() {
+    cp exercises/ex01_vector_add.cu "$E1" && echo '#define MINE 1' >"$T/ws/exercises/mine.h" &&
+        sed -i '1i #include "mine.h"' "$E1" && code_is 77 "$GC" grade ex01 --format json &&
+        has '"verdict": "skipped"' && has '"compiler_confined": true' &&
+        { ! grep -q "unconfined" "$T/got" || { echo "a note says unconfined"; return 1; }; }
+}
+check "a normal file, with an #include from its own directory: compiles in the box" t_confined_compile
+
+# Without Landlock (a seccomp filter makes landlock_create_ruleset ENOSYS,
+# as on a kernel built without it) nvcc still runs, and the grade says
+# that it ran unconfined.
+no_landlock() {
+    python3 - "$@" <<'PY'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+# BPF: load nr; nr == 444 (landlock_create_ruleset, x86_64 and aarch64) -> ERRNO(ENOSYS); else allow
+ins = [(0x20, 0, 0, 0), (0x15, 0, 1, 444), (0x06, 0, 0, 0x00050000 | 38), (0x06, 0, 0, 0x7fff0000)]
+buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in ins))
+prog = struct.pack("HxxxxxxQ", len(ins), ctypes.addressof(buf))
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.c_char_p(prog), 0, 0):  # NO_NEW_PRIVS, SECCOMP filter
+    sys.exit("seccomp: %s" % os.strerror(ctypes.get_errno()))
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+}
+t_unconfined_note() {
+    cp exercises/ex01_vector_add.cu "$E1" && code_is 77 no_landlock "$GC" grade ex01 &&
+        has "compile    ok" && has "note       the compiler ran unconfined (no Landlock on this kernel)" &&
+        code_is 77 no_landlock "$GC" grade ex01 --format json && has '"compiler_confined": false'
+}
+check "no Landlock: the compile runs, and the grade notes that the compiler ran unconfined" t_unconfined_note
+
+# The class's similarity is computed on the sources as compiled: bob's ex01
+# is one #include of a copy of alice's work in his own directory (which the
+# box allows), and is flagged as the same code as hers.
+t_class_included_copy() {
+    for s in alice bob; do GPUCOURSE_WORKSPACE=$T/class/$s "$GC" list >/dev/null || return 1; done
+    A=$T/class/alice/exercises/ex01_vector_add.cu
+    cp solutions/ex01_vector_add.cu "$A" && printf 'int alice_own(int x) { return x * 3 + 1; }\n' >>"$A" &&
+        cp "$A" "$T/class/bob/exercises/helper.cuh" &&
+        echo '#include "helper.cuh"' >"$T/class/bob/exercises/ex01_vector_add.cu" &&
+        printf 'alice alice\nbob bob\n' >"$T/class/roster.txt" &&
+        code_is 0 "$GC" class grade "$T/class/roster.txt" ex01 --out "$T/class/out" &&
+        has "flag: ex01: the same code as alice's"
+}
+check "class grade: a classmate's file copied beside the exercise and included is flagged as theirs" t_class_included_copy
 
 echo "1..$n"

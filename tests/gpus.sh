@@ -146,9 +146,9 @@ check "class grade --slurm --gpus 2: the array's throttle" t_class_slurm_throttl
 
 # Ctrl-C and kill -9 while two gradings compile at once, their files stuck
 # in an #include of a pipe nobody writes: their compilers wait until stopped
-mkfifo "$T/fifo"
+mkfifo "$T/ws/exercises/fifo" # the exercise directory: the one of the student's that the compiler may read
 stuck() {
-    for f in "$T"/ws/exercises/ex0[13]_*.cu; do printf '#include "%s"\n' "$T/fifo" >"$f"; done
+    for f in "$T"/ws/exercises/ex0[13]_*.cu; do printf '#include "%s"\n' "$T/ws/exercises/fifo" >"$f"; done
 }
 t_ctrl_c() {
     stuck

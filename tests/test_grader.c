@@ -17,6 +17,7 @@
 #include "../grader/gpulock.h"
 #include "../src/proc.h"
 
+#include <glob.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -896,6 +897,24 @@ static char *put_tool(const char *dir, const char *name, const char *script) {
     return path;
 }
 
+/* A Ctrl-C to us once a fake nvcc made `started` in its directory below
+ * tmp_base: the compiler's box keeps nvcc itself from signalling us
+ * (Landlock's signal scope), so a helper outside it sends it. */
+static pid_t interrupt_when_started(const char *tmp_base) {
+    pid_t parent = getpid(), pid = fork();
+    if (pid != 0) return pid;
+    char *pattern = xprintf("%s/*/started", tmp_base);
+    for (int i = 0; i < 1000; i++) {
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            kill(parent, SIGINT);
+            _exit(0);
+        }
+        usleep(10000);
+    }
+    _exit(1);
+}
+
 /* Ctrl-C during any program that grading runs ends it as interrupted, with
  * nothing recorded: also during nvcc --version and a cached build, whose
  * results do not reach the grader. A fake nvcc sends the SIGINT (to us, as
@@ -909,7 +928,7 @@ static void test_interrupt_during_any_child(void **state) {
                           "    [ \"$WHEN\" = version ] && kill -INT $TEST_PID && sleep 5\n"
                           "    echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0\n"
                           "fi\n"
-                          "[ \"$WHEN\" = compile ] && kill -INT $TEST_PID && sleep 5\n"
+                          "[ \"$WHEN\" = compile ] && : >\"$TMPDIR/started\" && sleep 5\n"
                           "echo 'error: not a real nvcc'; exit 1\n");
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
@@ -933,7 +952,11 @@ static void test_interrupt_during_any_child(void **state) {
         GradeOptions o = {.source = cases[i].course_file ? sol : NULL, .label = "check-reference"};
         GradeResult r;
         double t0 = now_seconds();
+        char *tmp_base = path_join(w.build, "tmp");
+        pid_t helper = strcmp(cases[i].when, "compile") ? -1 : interrupt_when_started(tmp_base);
         grade_exercise(c, &w, e, &o, &r);
+        if (helper > 0) waitpid(helper, NULL, 0);
+        free(tmp_base);
         if (r.verdict != V_INTERRUPTED)
             fprintf(stderr, "# interrupted during %s (%s): %s: %s\n", cases[i].when,
                     cases[i].course_file ? "a course file" : "the student's file", verdict_key(r.verdict), r.reason);

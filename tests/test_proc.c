@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../harness/sandbox.h"
 #include "../src/proc.h"
 
 static ProcResult run_sh(const char *script, double timeout, size_t cap, int result_fd) {
@@ -531,6 +532,52 @@ static void test_no_controlling_terminal(void **state) {
     assert_non_null(strstr(out, "none"));
 }
 
+static int enter_sandbox(const void *spec) {
+    return sandbox_restrict_files(spec, NULL);
+}
+
+/* ProcSpec.confine: the program and what it starts (a shell's cat) read
+ * only what the rules allow and write only in make_paths; the parent is
+ * untouched. */
+static void test_confined_run(void **state) {
+    (void)state;
+    SandboxStatus probe;
+    sandbox_probe(&probe);
+    if (!probe.landlock) {
+        printf("# skipped: no Landlock on this kernel\n");
+        skip();
+    }
+    char *dir = tmpdir_new(), *in = path_join(dir, "in"), *out = path_join(dir, "out"), *secret = path_join(dir, "secret");
+    assert_int_equal(make_dirs(in), 0);
+    assert_int_equal(make_dirs(out), 0);
+    assert_int_equal(write_file_atomic(secret, "s3cret\n", 7), 0);
+    char *ok = path_join(in, "ok");
+    assert_int_equal(write_file_atomic(ok, "fine\n", 5), 0);
+    const char *reads[] = {"/bin", "/usr", "/lib", "/lib64", "/etc/ld.so.cache", in, NULL};
+    const char *makes[] = {out, NULL};
+    SandboxSpec box = {.read_paths = reads, .make_paths = makes};
+    char *script = xprintf("cat '%s'; cat '%s'; mkdir '%s/d' && echo made >'%s/d/f' && rm -r '%s/d' && echo removed; "
+                           "echo x >'%s/planted'",
+                           ok, secret, out, out, out, in);
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 30, .confine = enter_sandbox, .confine_ctx = &box};
+    ProcResult r;
+    assert_int_equal(proc_run(&spec, &r), 0);
+    assert_non_null(strstr(r.output, "fine\n"));
+    assert_null(strstr(r.output, "s3cret"));
+    assert_non_null(strstr(r.output, "Permission denied"));
+    assert_non_null(strstr(r.output, "removed\n"));
+    assert_true(r.exited);
+    assert_int_not_equal(r.exit_code, 0); /* the write into in/ */
+    char *planted = path_join(in, "planted");
+    assert_false(file_exists(planted));
+    char *mine = read_file(secret, NULL); /* we are not confined */
+    assert_string_equal(mine, "s3cret\n");
+    free(mine), free(planted), free(script), free(ok), free(secret), free(out), free(in);
+    proc_result_free(&r);
+    tmpdir_remove(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_and_exit_code), cmocka_unit_test(test_output_is_capped),
@@ -544,6 +591,7 @@ int main(void) {
         cmocka_unit_test(test_pool), cmocka_unit_test(test_pool_worker_dies),
         cmocka_unit_test(test_pool_interrupt), cmocka_unit_test(test_pool_dies_with_us),
         cmocka_unit_test(test_no_controlling_terminal),
+        cmocka_unit_test(test_confined_run),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }

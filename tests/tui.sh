@@ -27,6 +27,9 @@ trap cleanup EXIT
 export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
 unset VISUAL NO_COLOR
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+# the toolkit that the slow nvcc below (a wrapper) runs, for the compiler's box
+CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
+export CUDA_HOME
 
 # An editor that breaks the file it is given (nvcc's error is wider than the
 # screen), and an nvcc that talks and takes its time before compiling (so the
