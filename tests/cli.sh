@@ -232,7 +232,10 @@ t_compile_timeout() { cp exercises/ex06_affine.cu "$F" && echo "#include \"$FIFO
                       code_is 4 timeout 60 "$GC" --timeout 3 grade ex06 && has "timeout: the compiler did not finish in 3 s" &&
                       [ $(($(date +%s) - start)) -le 15 ] || { echo "took $(($(date +%s) - start)) s"; return 1; }; }
 check "a compile that hangs (#include of a FIFO): stopped at --timeout, exit 4" t_compile_timeout
-t_compile_memory() { cp exercises/ex06_affine.cu "$F" && echo '#include "/dev/zero"' >>"$F" &&
+# a 4 GiB file of zeros (sparse: no disk) beside it, which the compiler reads whole: /dev/zero
+# itself is outside what the compiler's box lets it read
+truncate -s 4G "$T/ws/exercises/zeros.h"
+t_compile_memory() { cp exercises/ex06_affine.cu "$F" && echo '#include "zeros.h"' >>"$F" &&
                      (ulimit -v 8000000; python3 -c "
 import resource, subprocess, sys
 p = subprocess.run(sys.argv[1:], stdout=open('$T/got', 'w'), stderr=open('$T/goterr', 'w'), timeout=120)
@@ -240,7 +243,7 @@ rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 assert p.returncode == 3, 'exit code %d' % p.returncode
 assert rss < 1500000, 'a process of the compile grew to %d MB' % (rss // 1000)" "$GC" grade ex06) &&
                      has "the compiler ran out of memory on ex06_affine.cu (the limit is 2 GiB"; }
-check "#include \"/dev/zero\": stopped at the memory bound with a clear message, exit 3" t_compile_memory
+check "#include of a 4 GiB file: stopped at the memory bound with a clear message, exit 3" t_compile_memory
 
 # nvcc hands its steps to sh: '$', '`' and '"' in the workspace's path must not matter
 t_odd_path() { W="$T/odd \$HOME \`id\` \"q\"" && (export GPUCOURSE_WORKSPACE="$W"; code_is 77 "$GC" grade ex01) &&
