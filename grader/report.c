@@ -683,6 +683,10 @@ void report_junit(FILE *out, const Exercise *const *es, const GradeResult *rs, i
                          r->vs_library);
             fputs("<system-out>", out);
             xml_text(out, line);
+            if (r->unlocked[0]) { /* its times may include another grading's */
+                xml_text(out, "\nUNLOCKED: timed without the GPU's lock, so another grading may have run beside it: ");
+                xml_text(out, r->unlocked);
+            }
             fputs("</system-out>", out);
         }
         fputs("</testcase>\n", out);

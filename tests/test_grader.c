@@ -461,6 +461,13 @@ static void test_junit_report(void **state) {
     assert_non_null(strstr(xml, "<failure type=\"too_slow\" message=\"correct, but your kernel reaches 0.44x of the "
                                 "reference&apos;s throughput") ||
                     strstr(xml, "<failure type=\"too_slow\" message=\"correct, but your kernel reaches 0.44x"));
+    assert_null(strstr(xml, "UNLOCKED"));
+    free(xml);
+    /* timed without the GPU's lock (issue 44): a CI's report says so beside the throughput */
+    snprintf(r.unlocked, sizeof r.unlocked, "the lock directory /tmp/x is another user's");
+    xml = render(report_junit, &r);
+    assert_non_null(strstr(xml, "UNLOCKED: timed without the GPU&apos;s lock") || strstr(xml, "UNLOCKED: timed without the GPU's lock"));
+    assert_non_null(strstr(xml, "another user&apos;s") || strstr(xml, "another user's"));
     free(xml);
     grade_result_free(&r);
 }

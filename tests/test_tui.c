@@ -545,6 +545,16 @@ static void test_card_compile_error_wraps(void **state) {
                                  "         clock decided\n"));
     free(text);
     doc_free(&d);
+    /* timed without the GPU's lock (issue 44): said on the card, not only in the JSON */
+    snprintf(r.unlocked, sizeof r.unlocked, "/tmp is writable by others without the sticky bit");
+    memset(&d, 0, sizeof d);
+    card_build(&d, NULL, NULL, &e, &r, 78);
+    text = doc_text(&d);
+    assert_true(max_width(&d) <= 78);
+    assert_non_null(strstr(text, "Unlocked timed without the GPU's lock, so another grading may have run beside\n"));
+    assert_non_null(strstr(text, "the sticky bit"));
+    free(text);
+    doc_free(&d);
     grade_result_free(&r);
 }
 

@@ -611,6 +611,14 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
         doc_newline(d);
         indented_text(d, r->program_output, r->output_dropped, 40, S_LOG, false, width);
     }
+    if (r->unlocked[0]) { /* its times may include another grading's */
+        label(d, "Unlocked");
+        char *text = xprintf("timed without the GPU's lock, so another grading may have run beside it: %s", r->unlocked);
+        char *shown = visible(text, strlen(text));
+        doc_wrap(d, S_WARN, shown, LABEL_WIDTH, width);
+        free(shown);
+        free(text);
+    }
     for (int i = 0; i < r->notes.count; i++) {
         label(d, "Note");
         char *note = visible(r->notes.items[i], strlen(r->notes.items[i]));
