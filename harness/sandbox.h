@@ -1,9 +1,13 @@
-/* Confining the runner before it loads student code: resource limits,
- * Landlock (which files may be opened) and a seccomp filter (no new
- * processes, no reaching into other processes). Linux only, no root needed.
+/* Confining the runner before it loads student code, by allow-list:
+ * resource limits, no capability, Landlock (which files may be read, written
+ * or made) and a seccomp filter (no new processes, no reaching into other
+ * processes, no socket, no terminal request, no System V IPC, no code or
+ * shared memory from nowhere). Linux only, no root needed. Also the
+ * compiler's box (Landlock alone, through sandbox_restrict_files).
  *
- * The runner initializes CUDA first (the driver opens /dev/nvidia* and maps
- * its libraries), then calls sandbox_enter, then dlopen()s the student's
+ * The runner enters Landlock while it is its only thread
+ * (sandbox_restrict_files), initializes CUDA (the driver opens /dev/nvidia*
+ * and maps its libraries), calls sandbox_enter, then dlopen()s the student's
  * library, so that its static initializers already run confined. */
 #ifndef GPUCOURSE_SANDBOX_H
 #define GPUCOURSE_SANDBOX_H
