@@ -36,14 +36,14 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  list                 chapters and exercises with your status\n"
-    "  show EX              the task of an exercise and where its file is\n"
-    "  grade EX [EX...]     compile, check and time your solution (each one named)\n"
+    "  show [EX]            the task of an exercise and where its file is\n"
+    "  grade [EX...]        compile, check and time your solution (each one named)\n"
     "  grade --chapter N    every exercise of chapter N\n"
     "  grade --all          every exercise of the course\n"
-    "  why EX               grade EX, then say why it failed: your code under compute-sanitizer\n"
+    "  why [EX]             grade EX, then say why it failed: your code under compute-sanitizer\n"
     "                       (wrong answers, faults, hangs) or its GPU counters beside the\n"
     "                       reference's (too slow); the verdict stays the grade's\n"
-    "  hint EX              the next hint (one more each time)\n"
+    "  hint [EX]            the next hint (one more each time)\n"
     "  solution EX          the reference solution, once you passed\n"
     "  reset EX             restore the stub (your file is kept in backups/)\n"
     "  watch [EX]           grade EX at once, then on every save (default: any exercise)\n"
@@ -65,7 +65,8 @@ static const char usage_text[] =
     "                       --allow-partial-sandbox: also where the kernel cannot confine their code\n"
     "  help                 this help\n"
     "\n"
-    "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add).\n"
+    "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add);\n"
+    "[EX] left out: the current exercise, the first not passed yet.\n"
     "With no command, on a terminal: the course app; elsewhere (a pipe, TERM dumb or unset),\n"
     "the course as text.\n"
     "\n"
@@ -1730,9 +1731,10 @@ static int run_app(Session *s, const Options *o, const char *key, bool watch) {
 /* Every command; those with args -1 read their own arguments. */
 static const struct {
     const char *name;
-    int args; /* 0: none; 1: needs EX; 2: takes one EX; 3: takes EX... (or --chapter N, --all) */
-} commands[] = {{"list", 0},  {"show", 1},     {"grade", 3},  {"hint", 1},          {"solution", 1},
-                {"reset", 1}, {"progress", 0}, {"bench", 0},  {"watch", 2},         {"why", 1},
+    int args; /* 0: none; 1: needs EX; 2: takes one EX; 3: takes EX... (or --chapter N, --all), the current
+                 exercise when none; 4: takes one EX, the current exercise when none */
+} commands[] = {{"list", 0},  {"show", 4},     {"grade", 3},  {"hint", 4},          {"solution", 1},
+                {"reset", 1}, {"progress", 0}, {"bench", 0},  {"watch", 2},         {"why", 4},
                 {"help", -1}, {"doctor", -1},  {"new", -1},   {"check-course", -1}, {"class", -1}};
 
 static int command_index(const char *name) {
@@ -1866,9 +1868,9 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (!grade && (o->all || (o->chapter && strcmp(cmd ? cmd : "", "bench"))))
         return fail_usage("%s", "--all and --chapter go with grade (--chapter also with bench)");
     if (grade_many && nargs) return fail_usage("grade takes exercises, --chapter N or --all: one of them");
-    if (which >= 0 && (commands[which].args == 1 || commands[which].args == 3) && !nargs && !grade_many)
+    if (which >= 0 && commands[which].args == 1 && !nargs)
         return fail_usage("'%s' needs an exercise, like ex01", cmd);
-    if (which >= 0 && commands[which].args < 3 && nargs > (commands[which].args ? 1 : 0))
+    if (which >= 0 && commands[which].args != 3 && nargs > (commands[which].args ? 1 : 0))
         return fail_usage("too many arguments for '%s'", cmd);
 
     Session s;
@@ -1876,6 +1878,20 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (rc) {
         session_close(&s);
         return rc;
+    }
+    /* show, hint, grade and why without an exercise: the current one, the
+     * first not passed (as rustlings' hint), said on stderr */
+    const char *current[1];
+    if (which >= 0 && commands[which].args >= 3 && !nargs && !grade_many) {
+        const Exercise *next = next_exercise(&s);
+        if (!next) {
+            session_close(&s);
+            return fail_usage("every exercise is passed: '%s' needs one named, like ex01", cmd);
+        }
+        fprintf(stderr, "gpucourse: %s, the first exercise not passed yet\n", next->id);
+        current[0] = next->id;
+        args = current;
+        nargs = 1;
     }
     const char *arg = nargs ? args[0] : NULL;
     if (!cmd) rc = tui_can_draw() ? run_app(&s, o, NULL, false) : cmd_start(&s);

@@ -10,7 +10,7 @@ check "--help exits 0 and documents the exit codes" sh -c "code_is() { :; }; $GC
 check "--version" sh -c "$GC --version | grep -q '^gpucourse [0-9]'"
 check "unknown command: usage error 64" sh -c "$GC frobnicate; test \$? = 64"
 check "unknown option: usage error 64" sh -c "$GC --bogus list; test \$? = 64"
-check "grade without an exercise: usage error 64" sh -c "$GC grade; test \$? = 64"
+check "reset without an exercise: usage error 64 (show, hint, grade and why take the current one)" sh -c "$GC reset; test \$? = 64"
 check "unknown exercise: usage error 64" sh -c "$GC show ex99 2>&1; test \$? = 64"
 t_id_forms() { for k in ex7 ex07 EX07 7 07 ex007 fused_axpy_relu FUSED_AXPY_RELU; do
                    code_is 0 "$GC" show "$k" && has "^ex07 fused_axpy_relu" || { echo "for '$k'"; return 1; }; done; }
@@ -83,7 +83,7 @@ t_class_roster() { printf 'alice\n' >"$T/roster.txt" && code_is 65 "$GC" class g
     has_err "roster.txt:1: a line is NAME PATH" && code_is 65 "$GC" class grade "$T/nosuch.txt" ex01 --out "$T/grades"; }
 check "class grade: a bad roster says file:line (65)" t_class_roster
 check "--explain goes with grade only: usage error 64" sh -c "$GC list --explain; test \$? = 64"
-check "why without an exercise: usage error 64" sh -c "$GC why; test \$? = 64"
+check "solution without an exercise: usage error 64" sh -c "$GC solution; test \$? = 64"
 
 echo 'this is not CUDA' >>"$T/ws/exercises/ex02_flip_lr.cu"
 t_compile() { code_is 3 "$GC" grade ex02 && has "compile    failed" && has "error" && has "^FAIL ex02: compile error"; }

@@ -223,4 +223,17 @@ t_clock_report() {
 }
 check "tools/clock-report.py: a recorded call log gives the judge's own ratio and clock counts" t_clock_report
 
+# show, hint, grade and why with no exercise act on the current one (the
+# first not passed), as rustlings' hint does; reset and solution still need
+# one named (the newcomer audit, 2026-11-28)
+t_current_exercise() (
+    export GPUCOURSE_WORKSPACE="$T/current" &&
+        code_is 0 "$GC" hint && has "Hint 1 of" && has_err "ex01, the first exercise not passed yet" &&
+        code_is 0 "$GC" show && has "^ex01 vector_add" &&
+        GPUCOURSE_NO_GPU=1 code_is 77 "$GC" grade && has "SKIPPED ex01" &&
+        code_is 64 "$GC" reset && has_err "'reset' needs an exercise, like ex01" &&
+        code_is 64 "$GC" solution && code_is 64 "$GC" hint ex01 ex02 && has_err "too many arguments"
+)
+check "show, hint and grade with no exercise: the first not passed (ex01); reset and solution need one (64)" t_current_exercise
+
 echo "1..$n"
