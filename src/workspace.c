@@ -120,13 +120,24 @@ char *workspace_exercise_path(const Workspace *w, const Exercise *e) {
     return xprintf("%s/exercises/%s", w->root, e->file);
 }
 
+/* Whether two files hold the same bytes: a file that is still the stub has
+ * nothing of the student's to keep (two resets, one backup). */
+static bool same_text(const char *a, const char *b) {
+    size_t na = 0, nb = 0;
+    char *ta = read_file_max(a, 1 << 20, &na), *tb = read_file_max(b, 1 << 20, &nb); /* a stub is small */
+    bool same = ta && tb && na == nb && memcmp(ta, tb, na) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
 int workspace_reset(const Course *c, const Workspace *w, const Exercise *e, char **backup) {
     *backup = NULL;
     char *mine = workspace_exercise_path(w, e);
     char *stub = course_stub_path(c, e);
     int rc = 0;
     struct stat st;
-    if (stat(mine, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (stat(mine, &st) == 0 && S_ISREG(st.st_mode) && !same_text(mine, stub)) {
         char *prefix = xprintf("%s/%s.", w->backups, e->file);
         char *target = make_dirs(w->backups) == 0 ? create_stamped_file(prefix) : NULL;
         /* the student's mode, set while it is still empty: a 0600 file is not backed up readable by others */

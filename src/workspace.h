@@ -26,8 +26,9 @@ char *workspace_exercise_path(const Workspace *w, const Exercise *e);
 
 /* Restores the stub; the student's file is first copied to
  * backups/FILE.TIMESTAMP (FILE.TIMESTAMP-2, ... when taken, also by a reset
- * running at the same time), whose path is returned through *backup. The
- * backup has the student's file's mode, and the restored file keeps it. */
+ * running at the same time), whose path is returned through *backup, unless
+ * it is still the stub (then *backup is NULL). The backup has the student's
+ * file's mode, and the restored file keeps it. */
 int workspace_reset(const Course *c, const Workspace *w, const Exercise *e, char **backup);
 
 #endif

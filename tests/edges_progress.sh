@@ -50,6 +50,12 @@ t_copy_streams() { fresh && mine=$T/ws/exercises/ex02_flip_lr.cu && head -c 4000
                    cmp -s "$T/mine.copy" "$T"/ws/backups/ex02_flip_lr.cu.* && cmp -s exercises/ex02_flip_lr.cu "$mine"; }
 check "reset's backup of a 40 MB file is streamed (30 MB of address space)" t_copy_streams
 
+# a file that is still the stub has nothing to keep: two resets, one backup (the newcomer audit)
+t_reset_twice() { fresh && echo '// mine' >>"$T/ws/exercises/ex02_flip_lr.cu" && code_is 0 "$GC" reset ex02 &&
+                  has "kept as" && code_is 0 "$GC" reset ex02 && ! has "kept as" >/dev/null &&
+                  [ "$(ls "$T/ws/backups" | wc -l)" = 1 ] && grep -q '// mine' "$T"/ws/backups/ex02_flip_lr.cu.*; }
+check "reset twice: the second finds the stub, makes no backup (one in backups/)" t_reset_twice
+
 # ------------------------------------------------------------ many entries (item 4)
 
 t_many_entries() { fresh && { echo "version: 1"; echo "exercises:"; seq 1 49000 | sed 's/.*/  x&: {}/'; } >"$T/ws/progress.yaml" &&
