@@ -1753,6 +1753,20 @@ static int fail_unknown_command(const char *typed) {
         if (d <= 2 && 2 * d < (int)strlen(commands[i].name) && d < best) nearest = commands[i].name, best = d;
     }
     if (nearest) return fail_usage("unknown command '%s'; did you mean '%s'?", typed, nearest);
+    /* the words of rustlings and similar courses, and what does that here */
+    static const struct {
+        const char *word, *here;
+    } elsewhere[] = {
+        {"run", "'grade' (with no exercise: the current one)"},
+        {"verify", "'grade' (with no exercise: the current one)"},
+        {"test", "'grade' (with no exercise: the current one)"},
+        {"next", "'show' (with no exercise: the current one)"},
+        {"status", "'progress'"},
+        {"lesson", "'show EX' (where its lesson is), or the app's l key (gpucourse)"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(elsewhere); i++)
+        if (!strcmp(typed, elsewhere[i].word))
+            return fail_usage("unknown command '%s'; here it is %s", typed, elsewhere[i].here);
     return fail_usage("unknown command '%s'", typed);
 }
 

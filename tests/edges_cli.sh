@@ -235,5 +235,10 @@ t_current_exercise() (
         code_is 64 "$GC" solution && code_is 64 "$GC" hint ex01 ex02 && has_err "too many arguments"
 )
 check "show, hint and grade with no exercise: the first not passed (ex01); reset and solution need one (64)" t_current_exercise
+t_other_courses_words() { code_is 64 "$GC" run && has_err "here it is 'grade'" && code_is 64 "$GC" verify &&
+                         has_err "'grade'" && code_is 64 "$GC" next && has_err "here it is 'show'" &&
+                         code_is 64 "$GC" status && has_err "here it is 'progress'" && code_is 64 "$GC" frobnicate &&
+                         ! has_err "here it is" >/dev/null; }
+check "rustlings' run, verify, next and status: usage error 64 naming the command that does it here" t_other_courses_words
 
 echo "1..$n"
