@@ -475,13 +475,29 @@ typedef struct {
     char verdict[32];
     double vs_reference, vs_baseline, vs_library, wall_s;
     int attempts;
-    int unlocked; /* timed without the GPU's lock */
     bool graded;
 } Cell;
 
+/* What a mark of a row says in the gradebook's flags ("%s": the student's
+ * file name); a mark not listed is shown as it is. */
+static const struct {
+    const char *mark, *says;
+} mark_texts[] = {
+    {"unlocked", "timed without the GPU's lock (%s.json says why)"}, /* its times may include another grading's */
+};
+
+static char *mark_flag(const char *ex, const char *mark, const Student *s) {
+    for (size_t i = 0; i < ARRAY_SIZE(mark_texts); i++)
+        if (!strcmp(mark, mark_texts[i].mark)) {
+            char *says = xprintf(mark_texts[i].says, s->file), *flag = xprintf("%s: %s", ex, says);
+            free(says);
+            return flag;
+        }
+    return xprintf("%s: %s", ex, mark);
+}
+
 /* Student s's rows (NAME.tsv) into cells; each mark of a row (its last
- * field, comma-separated, "-": none) a flag "EX: MARK", but "unlocked",
- * which the collection says in full. */
+ * field, comma-separated, "-": none) a flag (mark_flag). */
 static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool *present, StrList *flags) {
     char *tsv = out_file(o, s, "tsv");
     char *text = read_file(tsv, NULL);
@@ -503,11 +519,7 @@ static void read_rows(const ClassOptions *o, const Student *s, Cell *cells, bool
             cells[k] = c;
             char *save_mark = NULL;
             for (char *m = strcmp(marks, "-") ? strtok_r(marks, ",", &save_mark) : NULL; m; m = strtok_r(NULL, ",", &save_mark)) {
-                if (!strcmp(m, "unlocked")) { /* said in full by the collection */
-                    cells[k].unlocked = 1;
-                    continue;
-                }
-                char *flag = xprintf("%s: %s", id, m);
+                char *flag = mark_flag(id, m, s);
                 strlist_add(flags, flag);
                 free(flag);
             }
@@ -559,10 +571,6 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             else if (nr >= 3 && v > FAR_ABOVE_CLASS * median)
                 flag = xprintf("%s: %.2fx the reference's throughput, the class's median is %.2fx", e->id, v, median);
             if (flag) strlist_add(&flags[i], flag), free(flag);
-            if (cells[i * ne + k].unlocked) { /* its times may include another grading's */
-                flag = xprintf("%s: timed without the GPU's lock (%s.json says why)", e->id, r->students[i].file);
-                strlist_add(&flags[i], flag), free(flag);
-            }
         }
         /* sources: identical or near-identical to another student's or to the
          * reference; the untouched stub is nobody's work and no match */

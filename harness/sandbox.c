@@ -812,6 +812,14 @@ static void emit(Bpf *b, unsigned short code, uint32_t k, unsigned char jt, unsi
 
 static void ret(Bpf *b, uint32_t what) { emit(b, BPF_RET | BPF_K, what, 0, 0); }
 
+/* Allowed when arg0's low 32 bits are `value`, else EPERM. */
+static void allow_if_arg0(Bpf *b, uint32_t value) {
+    emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
+    emit(b, BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1);
+    ret(b, SB_ALLOW);
+    ret(b, SB_EPERM);
+}
+
 /* The instructions after "nr matched": each path ends in a return. */
 static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     switch (v) {
@@ -824,12 +832,7 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
         ret(b, SB_ALLOW);
         ret(b, SB_EPERM);
         break;
-    case SELF_ONLY:
-        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, pid, 0, 1);
-        ret(b, SB_ALLOW);
-        ret(b, SB_EPERM);
-        break;
+    case SELF_ONLY: allow_if_arg0(b, pid); break;
     case SELF_OR_ZERO:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, pid, 1, 0);
@@ -873,18 +876,8 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
         ret(b, SB_NOTTY);
         ret(b, SB_ALLOW);
         break;
-    case UNIX_PAIR_ONLY:
-        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
-        ret(b, SB_ALLOW);
-        ret(b, SB_EPERM);
-        break;
-    case QUERY_ONLY:
-        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 0, 1);
-        ret(b, SB_ALLOW);
-        ret(b, SB_EPERM);
-        break;
+    case UNIX_PAIR_ONLY: allow_if_arg0(b, AF_UNIX); break;
+    case QUERY_ONLY: allow_if_arg0(b, 0xffffffffU); break;
     case PRCTL_OPTIONS:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, 0, 0);
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_DUMPABLE, 3, 0);

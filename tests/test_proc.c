@@ -504,11 +504,7 @@ static void test_no_controlling_terminal(void **state) {
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        setsid();
-        int master = posix_openpt(O_RDWR | O_NOCTTY);
-        if (master < 0 || grantpt(master) || unlockpt(master)) _exit(3);
-        int tty = open(ptsname(master), O_RDWR); /* the session's terminal from here */
-        if (tty < 0) _exit(3);
+        if (take_a_terminal_as_ours() < 0) _exit(3);
         int here = open("/dev/tty", O_RDONLY);
         if (here < 0) _exit(4); /* the test itself must see it */
         close(here);

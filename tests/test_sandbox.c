@@ -458,10 +458,7 @@ static int g_tty = -1; /* the child's controlling terminal (a pseudo-terminal's 
  * new pseudo-terminal, as a runner started from a shell would have. */
 static void take_a_terminal(Report *r) {
     (void)r;
-    setsid();
-    int master = posix_openpt(O_RDWR | O_NOCTTY);
-    if (master < 0 || grantpt(master) || unlockpt(master)) return;
-    g_tty = open(ptsname(master), O_RDWR); /* without O_NOCTTY: the session's terminal now */
+    g_tty = take_a_terminal_as_ours();
 }
 
 static void probe_terminal(Report *r) {

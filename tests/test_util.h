@@ -8,9 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "../src/util.h"
 
@@ -37,6 +39,16 @@ static inline void put_file(const char *dir, const char *rel, const char *text) 
     assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
     free(parent);
     free(path);
+}
+
+/* In a child of the test: a session of its own whose controlling terminal
+ * is a new pseudo-terminal, as a shell's is; the terminal's descriptor, or
+ * -1. */
+static inline int take_a_terminal_as_ours(void) {
+    setsid();
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) || unlockpt(master)) return -1;
+    return open(ptsname(master), O_RDWR); /* without O_NOCTTY: the session's terminal from here */
 }
 
 #endif
