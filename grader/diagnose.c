@@ -365,11 +365,13 @@ bool diagnose_measure(const char *measure, const Counters *c, const KernelInfo *
     double a = 0, b = 0;
     if (!counter(c, measures[m].counters[0], &a)) return false;
     if (measures[m].counters[1] && !counter(c, measures[m].counters[1], &b)) return false;
-    double work = fmax(c->in_bytes + c->out_bytes, 1);
+    /* a diagnosis counts one call: the first */
+    const CountedSize *w = &c->sizes[c->ncalls > 0 ? c->calls[0].size : 0];
+    double work = fmax(w->in_bytes + w->out_bytes, 1);
     if (!strcmp(measure, "dram_bytes")) *value = (a + b) / work;
     else if (!strcmp(measure, "local_bytes")) *value = 32 * (a + b) / work;
     else if (!strcmp(measure, "tensor_active")) *value = b > 0 ? a / b : 0; /* can pass 1: the pipe counts per sub-partition */
-    else if (!strcmp(measure, "tma_load_share")) *value = a / fmax(fmax(c->in_bytes, a + 32 * b), 1);
+    else if (!strcmp(measure, "tma_load_share")) *value = a / fmax(fmax(w->in_bytes, a + 32 * b), 1);
     else if (measures[m].counters[1]) *value = b > 0 ? a / b : 0;
     else *value = a;
     return true;

@@ -12,6 +12,28 @@
  * lesson's instruction with the lesson's input type. The references reach
  * 1.00; padding a tail tile adds, never subtracts. */
 static const double TENSOR_SHARE = 0.95;
+/* ... and at most this share: tail tiles padded to 256 add a few percent
+ * (ex25 at 5000 x 3000 x 4040: 1.06); a burst of the instruction beside
+ * other work adds its whole count. */
+static const double TENSOR_SHARE_MAX = 1.30;
+/* tma_load_share, tma_store_share: TMA may move at most this many times the
+ * inputs (outputs), or, for a matrix product, the bytes a kernel with 64 x 64
+ * tiles of 4-byte elements reads (each operand once per tile of the other
+ * side: 4 * FLOPs / 64 bytes). The references move 1.0x (copies, transposes)
+ * and 12x-50x the inputs (GEMMs with 128 x 256 tiles). */
+static const double TMA_MAX_TIMES = 4;
+static const double TMA_MAX_PER_FLOP = 4.0 / 64;
+/* ldsm_share, ldgsts_share: a warp's ldmatrix.x4 or 16-byte cp.async moves
+ * at most 512 bytes; the instructions counted must have had room for at
+ * least this share of the inputs' bytes, or the "share" is of almost
+ * nothing (one ldmatrix a call, the fragments loaded from registers). */
+static const double WARP_LOAD_BYTES = 512;
+static const double CARRIED_MIN = 0.5;
+/* Every timed sample of a size is counted; their measures may differ by
+ * this share of the larger one (or of the bound) before the calls are said
+ * to disagree. The same kernel at the same size counts the same work
+ * whatever the inputs' values. */
+static const double CALLS_SPREAD = 0.10;
 /* tensor_cores: none: tensor-pipe cycles per FLOP at most this. A GEMM on
  * the tensor cores keeps the pipe busy about 2e-3 cycles per FLOP at
  * 4096^3; the FP32 SIMT references read 0 to 5e-8 (H100). */
@@ -74,14 +96,31 @@ char *evidence_metrics(const Exercise *e) {
 
 const char EVIDENCE_NO_FLOPS[] = "the FLOPs of the call";
 
+/* A counters line out of order or beyond the bounds: the record is not
+ * whole, so nothing of it is trusted. */
+static void malformed(Counters *c, const char *what) {
+    if (c->status == COUNTERS_UNAVAILABLE || c->status == COUNTERS_FAILED) return;
+    c->status = COUNTERS_FAILED;
+    snprintf(c->why, sizeof c->why, "the judge's record of the counted calls is malformed (%s)", what);
+}
+
 bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
     if (!strcmp(key, "counter")) {
         char name[96];
         double v;
-        if (c->n < MAX_RESULT_COUNTERS && sscanf(rest, "%95s %lf", name, &v) == 2) {
-            snprintf(c->names[c->n], sizeof c->names[0], "%s", name);
-            c->values[c->n++] = v;
+        if (c->status != COUNTERS_COLLECTED) return true;
+        if (sscanf(rest, "%95s %lf", name, &v) != 2 || c->ncalls == 0) {
+            malformed(c, "a counter outside a call");
+            return true;
         }
+        CountedCall *call = &c->calls[c->ncalls - 1];
+        if (c->ncalls == 1 && c->n < MAX_RESULT_COUNTERS && call->n == c->n)
+            snprintf(c->names[c->n++], sizeof c->names[0], "%s", name); /* the first call names them */
+        if (call->n >= c->n || strcmp(c->names[call->n], name)) {
+            malformed(c, "a call's counters differ from the first call's");
+            return true;
+        }
+        call->values[call->n++] = v;
         return true;
     }
     if (strcmp(key, "counters")) return false;
@@ -94,23 +133,51 @@ bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
         }
         return true;
     }
-    Counters got = *c;
-    if (sscanf(rest, "%63s work %lf %lf %lf", got.size, &got.in_bytes, &got.out_bytes, &got.flops) == 4 &&
-        c->status == COUNTERS_NONE) {
-        *c = got;
-        c->status = COUNTERS_COLLECTED;
+    CountedSize got = {0};
+    if (sscanf(rest, "%63s work %lf %lf %lf", got.size, &got.in_bytes, &got.out_bytes, &got.flops) != 4) {
+        malformed(c, "a call without its work");
+        return true;
     }
+    if (c->status == COUNTERS_NONE) c->status = COUNTERS_COLLECTED;
+    if (c->status != COUNTERS_COLLECTED) return true;
+    if (c->ncalls > 0 && c->calls[c->ncalls - 1].n != c->n) {
+        malformed(c, "a call with fewer counters than the first");
+        return true;
+    }
+    int k = 0;
+    while (k < c->nsizes && strcmp(c->sizes[k].size, got.size)) k++;
+    if (k == c->nsizes) {
+        if (c->nsizes == MAX_COUNTED_SIZES) {
+            malformed(c, "too many sizes");
+            return true;
+        }
+        c->sizes[c->nsizes++] = got;
+    } else if (c->sizes[k].in_bytes != got.in_bytes || c->sizes[k].out_bytes != got.out_bytes ||
+               c->sizes[k].flops != got.flops) {
+        malformed(c, "one size with two works");
+        return true;
+    }
+    if (c->ncalls == MAX_COUNTED_CALLS) {
+        malformed(c, "too many calls");
+        return true;
+    }
+    c->calls[c->ncalls].size = k;
+    c->calls[c->ncalls].n = 0;
+    c->ncalls++;
     return true;
 }
 
-bool evidence_value(const Counters *c, const char *name, double *v) {
-    for (int i = 0; i < c->n; i++)
-        if (!strcmp(c->names[i], name) && isfinite(c->values[i]) && c->values[i] >= 0) {
-            *v = c->values[i];
+bool evidence_call_value(const Counters *c, int k, const char *name, double *v) {
+    if (k < 0 || k >= c->ncalls) return false;
+    for (int i = 0; i < c->calls[k].n; i++)
+        if (!strcmp(c->names[i], name) && isfinite(c->calls[k].values[i]) && c->calls[k].values[i] >= 0) {
+            *v = c->calls[k].values[i];
             return true;
         }
     return false;
 }
+
+bool evidence_value(const Counters *c, const char *name, double *v) { return evidence_call_value(c, 0, name, v); }
 
 const char *evidence_lesson(const char *key) {
     static const struct {
@@ -135,6 +202,91 @@ const char *evidence_lesson(const char *key) {
     return "the technique this exercise is about";
 }
 
+/* One requirement on one call: the measure m, its bound, and the sentence. */
+typedef struct {
+    double m, bound;
+    bool at_most; /* the bound is a ceiling */
+    bool also;    /* a second condition the sentence states, met */
+    char text[240];
+} Measure;
+
+/* Measures requirement r on one call's values v (in counters_of's order)
+ * with the work w of its size. False when w lacks what r needs (FLOPs). */
+static bool measure_one(const Requirement *r, const double *v, const CountedSize *w, Measure *out) {
+    const char *k = r->key->key;
+    Measure x = {.bound = r->number, .also = true};
+    if (!strcmp(k, "tma_load_share") || !strcmp(k, "tma_store_share")) {
+        /* of every byte the call loaded (stored): through TMA, or by its
+         * threads (sectors of 32 bytes), and never less than the inputs
+         * (outputs) themselves, whatever path read them; and at most what a
+         * kernel that reads its inputs once per 64-wide tile moves */
+        bool load = k[4] == 'l';
+        double floor_bytes = load ? w->in_bytes : w->out_bytes, all = v[0] + 32 * v[1];
+        double ceiling = fmax(TMA_MAX_TIMES * floor_bytes, w->flops * TMA_MAX_PER_FLOP);
+        x.m = v[0] / fmax(fmax(floor_bytes, all), 1);
+        x.also = v[0] <= ceiling;
+        snprintf(x.text, sizeof x.text, "TMA %s: %.2f of the bytes %s (at least %.2f), %.1fx the %s (at most %.0fx)",
+                 load ? "loads" : "stores", x.m, load ? "loaded" : "stored", x.bound,
+                 v[0] / fmax(floor_bytes, 1), load ? "inputs" : "outputs", ceiling / fmax(floor_bytes, 1));
+    } else if (!strcmp(k, "tma_multicast_share")) {
+        /* bytes that landed in a block other than the one that asked for
+         * them: what multicast landed, less what was requested (at most 128
+         * bytes a request, so never more than that), over every byte TMA
+         * loaded. A load multicast to its own block only counts nothing. */
+        x.m = fmax(v[0] - 128 * v[1], 0) / fmax(v[2], 1);
+        snprintf(x.text, sizeof x.text, "TMA multicast: %.2f of the bytes TMA loaded landed in another block "
+                 "(at least %.2f)", x.m, x.bound);
+    } else if (!strcmp(k, "gmma_type") && !strcmp(r->word, "e4m3")) {
+        if (w->flops <= 0) return false;
+        double other = (v[1] + v[2] + v[3] + v[4] + v[5]) / w->flops;
+        x.bound = FP8_BUSY;
+        x.m = v[0] / w->flops;
+        x.also = other <= FP8_OTHER_SHARE;
+        snprintf(x.text, sizeof x.text, "wgmma e4m3: the tensor pipe busy %.1e cycles per FLOP (at least %.0e), "
+                 "%.2f of the FLOPs as 16-bit or TF32 MMAs (at most %.2f)", x.m, x.bound, other, FP8_OTHER_SHARE);
+    } else if (!strcmp(k, "mma_type") || !strcmp(k, "gmma_type")) {
+        if (w->flops <= 0) return false;
+        x.bound = TENSOR_SHARE;
+        x.m = v[0] / w->flops;
+        x.also = x.m <= TENSOR_SHARE_MAX;
+        snprintf(x.text, sizeof x.text, "%s %s: %.2f of the products' FLOPs (between %.2f and %.2f)",
+                 k[0] == 'm' ? "mma.sync" : "wgmma", r->word, x.m, x.bound, TENSOR_SHARE_MAX);
+    } else if (!strcmp(k, "ldsm_share") || !strcmp(k, "ldgsts_share")) {
+        /* a share of the loads, and enough of them to have carried the
+         * inputs (a share of almost nothing is not the technique) */
+        bool ldsm = k[2] == 's';
+        double carried = v[0] * WARP_LOAD_BYTES / fmax(w->in_bytes, 1);
+        x.m = v[0] + v[1] > 0 ? v[0] / (v[0] + v[1]) : 0;
+        x.also = carried >= CARRIED_MIN;
+        snprintf(x.text, sizeof x.text, "%s: %.2f of the %s loads (at least %.2f), room for %.2fx the inputs "
+                 "(at least %.2fx)", ldsm ? "ldmatrix" : "cp.async", x.m, ldsm ? "shared-memory" : "global", x.bound,
+                 carried, CARRIED_MIN);
+    } else if (!strcmp(k, "bank_conflicts_max")) {
+        x.at_most = true;
+        x.m = v[1] > 0 ? v[0] / v[1] : 0;
+        snprintf(x.text, sizeof x.text, "bank conflicts: %.3f per shared-memory wavefront (at most %.3f)", x.m,
+                 x.bound);
+    } else if (!strcmp(k, "load_sectors_min")) {
+        x.m = v[1] > 0 ? v[0] / v[1] : 32; /* no thread loads at all: nothing narrow */
+        snprintf(x.text, sizeof x.text, "global loads: %.1f sectors per request (at least %.1f)", x.m, x.bound);
+    } else if (!strcmp(k, "tensor_cores")) {
+        x.at_most = true;
+        x.bound = TENSOR_IDLE;
+        x.m = w->flops > 0 ? (v[0] + v[1]) / w->flops : v[0] + v[1];
+        snprintf(x.text, sizeof x.text, "tensor cores: %.1e busy cycles per FLOP (at most %.0e: none)", x.m, x.bound);
+    }
+    *out = x;
+    return true;
+}
+
+static bool measure_ok(const Measure *x) { return (x->at_most ? x->m <= x->bound : x->m >= x->bound) && x->also; }
+
+/* Whether x did worse than y (the line reports the worst call). */
+static bool worse(const Measure *x, const Measure *y) {
+    if (measure_ok(x) != measure_ok(y)) return !measure_ok(x);
+    return x->at_most ? x->m > y->m : x->m < y->m;
+}
+
 int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, int *unmet, const char **missing) {
     *unmet = -1;
     *missing = NULL;
@@ -142,78 +294,52 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
     for (int i = 0; i < e->nevidence && n < MAX_EVIDENCE; i++) {
         const Requirement *r = &e->evidence[i];
         const char *names[MAX_READ + 1];
-        double v[MAX_READ] = {0};
         counters_of(r, names);
-        for (int k = 0; names[k]; k++)
-            if (!evidence_value(c, names[k], &v[k])) {
-                *missing = names[k];
+        if (c->ncalls == 0) { /* collected, yet no call: nothing was counted */
+            *missing = names[0];
+            return n;
+        }
+        Measure worst = {0};
+        int worst_call = -1;
+        double lo[MAX_COUNTED_SIZES], hi[MAX_COUNTED_SIZES];
+        for (int s = 0; s < c->nsizes; s++) lo[s] = INFINITY, hi[s] = -INFINITY;
+        for (int call = 0; call < c->ncalls; call++) {
+            double v[MAX_READ] = {0};
+            for (int k = 0; names[k]; k++)
+                if (!evidence_call_value(c, call, names[k], &v[k])) {
+                    *missing = names[k];
+                    return n;
+                }
+            Measure x;
+            int s = c->calls[call].size;
+            if (!measure_one(r, v, &c->sizes[s], &x)) {
+                *missing = EVIDENCE_NO_FLOPS;
                 return n;
             }
+            lo[s] = fmin(lo[s], x.m);
+            hi[s] = fmax(hi[s], x.m);
+            if (worst_call < 0 || worse(&x, &worst)) worst = x, worst_call = call;
+        }
         EvidenceLine *l = &lines[n++];
         memset(l, 0, sizeof *l);
         snprintf(l->key, sizeof l->key, "%s", r->key->key);
-        const char *k = r->key->key;
-        double m = 0, bound = r->number;
-        bool at_most = false, also = true; /* also: a second condition, where the line states two */
-        if (!strcmp(k, "tma_load_share") || !strcmp(k, "tma_store_share")) {
-            /* of every byte the call loaded (stored): through TMA, or by
-             * its threads (sectors of 32 bytes), and never less than the
-             * inputs (outputs) themselves, whatever path read them */
-            bool load = k[4] == 'l';
-            double floor_bytes = load ? c->in_bytes : c->out_bytes, all = v[0] + 32 * v[1];
-            m = v[0] / fmax(fmax(floor_bytes, all), 1);
-            snprintf(l->text, sizeof l->text, "TMA %s: %.2f of the bytes %s (at least %.2f)", load ? "loads" : "stores",
-                     m, load ? "loaded" : "stored", bound);
-        } else if (!strcmp(k, "tma_multicast_share")) {
-            /* bytes that landed in a block other than the one that asked
-             * for them: what multicast landed, less what was requested (at
-             * most 128 bytes a request, so never more than that), over every
-             * byte TMA loaded. A load multicast to its own block only counts
-             * nothing. */
-            m = fmax(v[0] - 128 * v[1], 0) / fmax(v[2], 1);
-            snprintf(l->text, sizeof l->text, "TMA multicast: %.2f of the bytes TMA loaded landed in another block "
-                     "(at least %.2f)", m, bound);
-        } else if (!strcmp(k, "gmma_type") && !strcmp(r->word, "e4m3")) {
-            if (c->flops <= 0) {
-                *missing = EVIDENCE_NO_FLOPS;
-                return n - 1;
+        snprintf(l->text, sizeof l->text, "%s", worst.text);
+        snprintf(l->size, sizeof l->size, "%s", c->sizes[c->calls[worst_call].size].size);
+        l->measured = worst.m;
+        l->bound = worst.bound;
+        l->ok = measure_ok(&worst);
+        /* The calls of one size do the same work: counts that differ by more
+         * than noise mean a call that did other work than the rest. */
+        for (int s = 0; s < c->nsizes && l->ok; s++) {
+            double scale = fmax(fmax(fabs(hi[s]), fabs(lo[s])), worst.bound);
+            if (hi[s] - lo[s] > CALLS_SPREAD * scale) {
+                l->ok = false;
+                snprintf(l->size, sizeof l->size, "%s", c->sizes[s].size);
+                snprintf(l->text, sizeof l->text, "%s from %.3g to %.3g between calls of the same size (they may "
+                         "differ by %.0f%%): a call that does other work than the rest", r->key->key, lo[s], hi[s],
+                         100 * CALLS_SPREAD);
             }
-            double other = (v[1] + v[2] + v[3] + v[4] + v[5]) / c->flops;
-            bound = FP8_BUSY;
-            m = v[0] / c->flops;
-            also = other <= FP8_OTHER_SHARE;
-            snprintf(l->text, sizeof l->text, "wgmma e4m3: the tensor pipe busy %.1e cycles per FLOP (at least %.0e), "
-                     "%.2f of the FLOPs as 16-bit or TF32 MMAs (at most %.2f)", m, bound, other, FP8_OTHER_SHARE);
-        } else if (!strcmp(k, "mma_type") || !strcmp(k, "gmma_type")) {
-            bound = TENSOR_SHARE;
-            if (c->flops <= 0) {
-                *missing = EVIDENCE_NO_FLOPS;
-                return n - 1;
-            }
-            m = v[0] / c->flops;
-            snprintf(l->text, sizeof l->text, "%s %s: %.2f of the products' FLOPs (at least %.2f)",
-                     k[0] == 'm' ? "mma.sync" : "wgmma", r->word, m, bound);
-        } else if (!strcmp(k, "ldsm_share") || !strcmp(k, "ldgsts_share")) {
-            m = v[0] + v[1] > 0 ? v[0] / (v[0] + v[1]) : 0;
-            snprintf(l->text, sizeof l->text, "%s: %.2f of the %s loads (at least %.2f)",
-                     k[2] == 's' ? "ldmatrix" : "cp.async", m, k[2] == 's' ? "shared-memory" : "global", bound);
-        } else if (!strcmp(k, "bank_conflicts_max")) {
-            at_most = true;
-            m = v[1] > 0 ? v[0] / v[1] : 0;
-            snprintf(l->text, sizeof l->text, "bank conflicts: %.3f per shared-memory wavefront (at most %.3f)", m,
-                     bound);
-        } else if (!strcmp(k, "load_sectors_min")) {
-            m = v[1] > 0 ? v[0] / v[1] : 32; /* no thread loads at all: nothing narrow */
-            snprintf(l->text, sizeof l->text, "global loads: %.1f sectors per request (at least %.1f)", m, bound);
-        } else if (!strcmp(k, "tensor_cores")) {
-            at_most = true;
-            bound = TENSOR_IDLE;
-            m = c->flops > 0 ? (v[0] + v[1]) / c->flops : v[0] + v[1];
-            snprintf(l->text, sizeof l->text, "tensor cores: %.1e busy cycles per FLOP (at most %.0e: none)", m, bound);
         }
-        l->measured = m;
-        l->bound = bound;
-        l->ok = (at_most ? m <= bound : m >= bound) && also;
         if (!l->ok && *unmet < 0) *unmet = n - 1;
     }
     return n;

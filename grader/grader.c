@@ -661,7 +661,7 @@ void grade_check_evidence(GradeResult *r, const Exercise *e) {
     }
     if (unmet >= 0) {
         const EvidenceLine *l = &r->evidence[unmet];
-        set_verdict(r, V_REQUIREMENT, "correct, but the GPU's counters at size %s show %s: %s", c->size, l->text,
+        set_verdict(r, V_REQUIREMENT, "correct, but the GPU's counters at size %s show %s: %s", l->size, l->text,
                     evidence_lesson(l->key));
     }
 }

@@ -7,17 +7,30 @@
 // A toolkit older than CUDA 12.8 has no range profiler: no counters, and
 // the exercises that need them say why instead of passing.
 #include <stdio.h>
-bool counters_open(const char *, char *why, size_t why_size) {
+static bool no_range_profiler(char *why, size_t why_size) {
     snprintf(why, why_size, "this CUDA Toolkit's CUPTI has no range profiler (CUDA 12.8 or later has it)");
     return false;
 }
+bool counters_open(const char *, char *why, size_t why_size) { return no_range_profiler(why, why_size); }
 int counters_count(void) { return 0; }
 int counters_passes(void) { return 0; }
 bool counters_collect(void (*)(void *), void (*)(void *), void *, double *, char *why, size_t why_size) {
-    snprintf(why, why_size, "the counters were not opened");
-    return false;
+    return no_range_profiler(why, why_size);
 }
 void counters_close(void) {}
+bool counters_session_begin(char *why, size_t why_size) { return no_range_profiler(why, why_size); }
+bool counters_range_push(char *why, size_t why_size) { return no_range_profiler(why, why_size); }
+bool counters_range_pop(char *why, size_t why_size) { return no_range_profiler(why, why_size); }
+bool counters_session_end(const void **, size_t *, char *why, size_t why_size) {
+    return no_range_profiler(why, why_size);
+}
+bool counters_reader_open(const char *, int, char *why, size_t why_size) { return no_range_profiler(why, why_size); }
+int counters_record_ranges(const void *, size_t, char *why, size_t why_size) {
+    return no_range_profiler(why, why_size) ? 0 : -1;
+}
+bool counters_record_values(const void *, size_t, int, double *, char *why, size_t why_size) {
+    return no_range_profiler(why, why_size);
+}
 #else
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -28,6 +41,7 @@ void counters_close(void) {}
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <string>
 #include <vector>
@@ -44,11 +58,23 @@ void counters_close(void) {}
     X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerPushRange)                  \
     X(cuptiRangeProfilerPopRange) X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
 
-static struct {
+// On a page of its own, made read-only once resolved: a student's library
+// in the same process that swaps an entry (the evaluation, to forge the
+// values) faults instead. It can ask mprotect for the page back; what holds
+// then is that the judge, not this process, evaluates the record
+// (counters_record_values).
+struct Api {
 #define DECLARE(name) decltype(&::name) name;
     CUPTI_FUNCTIONS(DECLARE)
 #undef DECLARE
-} api;
+};
+enum { API_PAGE = 4096 };
+static_assert(sizeof(Api) <= API_PAGE, "the CUPTI table fits one page");
+alignas(API_PAGE) static union {
+    Api api;
+    char page[API_PAGE];
+} table;
+#define api table.api
 
 static void *library;
 static bool initialized;
@@ -102,6 +128,7 @@ static bool load(char *why, size_t why_size) {
     }
     CUPTI_FUNCTIONS(RESOLVE)
 #undef RESOLVE
+    mprotect(&table, sizeof table, PROT_READ);
     return true;
 }
 
@@ -174,8 +201,8 @@ bool counters_open(const char *metrics, char *why, size_t why_size) {
     ds.pRangeProfilerObject = profiler;
     ds.pMetricNames = name_ptrs.data();
     ds.numMetrics = name_ptrs.size();
-    ds.maxNumOfRanges = 1;
-    ds.maxNumRangeTreeNodes = 1;
+    ds.maxNumOfRanges = MAX_RANGES;
+    ds.maxNumRangeTreeNodes = MAX_RANGES;
     CALL(cuptiRangeProfilerGetCounterDataSize, ds, "sizing the counter data");
     counter_data.assign(ds.counterDataSize, 0);
     // The first collection opens what the profiler needs from the driver

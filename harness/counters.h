@@ -13,6 +13,8 @@
 #include <stddef.h>
 
 enum { MAX_COUNTERS = 16 };
+// The calls one collection can count (a timed size's samples).
+enum { MAX_RANGES = 32 };
 
 // Loads CUPTI, checks that the device can be profiled and prepares the
 // configuration of `metrics` (comma-separated, e.g.
@@ -28,6 +30,27 @@ int counters_passes(void);         // replays one collection needs (1 for the co
 // pass but the first. values[counters_count()]. false with why.
 bool counters_collect(void (*work)(void *), void (*before_replay)(void *), void *ctx, double *values, char *why,
                       size_t why_size);
+
+// A collection over many calls (the student's timed samples at one size):
+// begun once, each call inside a range of its own (push before the call,
+// pop after it), ended once. One pass only: the calls are not replayed.
+// Ending decodes the ranges into a record (CUPTI's counter data image,
+// valid until the next collection) that the judge reads with the functions
+// below, in its own process: the values are never computed where the
+// student's code runs. Each false with why.
+bool counters_session_begin(char *why, size_t why_size);
+bool counters_range_push(char *why, size_t why_size);
+bool counters_range_pop(char *why, size_t why_size);
+bool counters_session_end(const void **record, size_t *size, char *why, size_t why_size);
+
+// The judge's side: the host half of CUPTI only (no session on the GPU),
+// configured with the same metrics in the same order as the runner's.
+bool counters_reader_open(const char *metrics, int device, char *why, size_t why_size);
+// How many ranges a record holds (-1 when it cannot be read).
+int counters_record_ranges(const void *record, size_t size, char *why, size_t why_size);
+// The values of range `range`, in the order of the metrics.
+bool counters_record_values(const void *record, size_t size, int range, double *values, char *why,
+                            size_t why_size);
 
 // Releases the profiler (the context runs unprofiled afterwards).
 void counters_close(void);

@@ -1006,27 +1006,50 @@ struct Call {
     StepTime t;
     int probes;  // probes until the GPU was idle for good (two when honest: a context switch, then a quick one)
     double answered_ms, frozen_ms;  // the judge's clock when the answer came, and when the runner was frozen
-    int ncounters;  // a call with counters (--counters): their values, in the order given
-    double counters[MAX_COUNTERS];
 };
 
-// --counters: the metrics the student's runner collects around one timed
-// call (counters.h), for the grader's evidence checks.
+// --counters: the metrics the student's runner counts on every one of its
+// timed samples (counters.h), for the grader's evidence checks. `counting`
+// turns false once a collection failed: the grading goes on without.
 static const char *counters_list;
+static bool counting;
+// Where the student's runner leaves the record of a collection, which the
+// judge reads itself (counters_record_values): this process computes the
+// values, not the one that ran the student's code.
+static SharedBuf record_buf;
+static const size_t RECORD_BYTES = 8 << 20;
+// Why the judge cannot read the counters here ("" when it can).
+static char reader_why[400];
 
-// The student's runner could not collect its counters (text: its words).
-// Whether counters can be read here at all, the judge finds out itself: a
-// runner's words are the student's. "unavailable" is this machine's setup
-// (the grader says what to do); "failed" happened in the student's process.
+// Whether this machine lets the student's runner read the GPU's counters,
+// as the judge finds out itself (a runner's words are the student's): the
+// judge's own reader, and the driver's rule for profiling.
+static bool counters_here(char *why, size_t why_size) {
+    if (reader_why[0]) {
+        snprintf(why, why_size, "%s", reader_why);
+        return false;
+    }
+    FILE *f = fopen("/proc/driver/nvidia/params", "r");
+    char line[256];
+    bool admin_only = false;
+    while (f && fgets(line, sizeof line, f)) admin_only |= !strncmp(line, "RmProfilingAdminOnly: 1", 23);
+    if (f) fclose(f);
+    if (admin_only && geteuid() != 0) {
+        snprintf(why, why_size, "the driver lets only administrators read the GPU's counters "
+                 "(NVreg_RestrictProfilingToAdminUsers=1; gpucourse doctor says how to allow it)");
+        return false;
+    }
+    return true;
+}
+
+// The student's runner could not count (text: its words). "unavailable" is
+// this machine's setup (the grader says what to do); "failed" happened in
+// the student's process, and the requirement is not met.
 static void counters_not_collected(const char *text) {
     char why[400];
-    if (!counters_open(counters_list, why, sizeof why)) {
-        counters_close();
-        result("counters: unavailable: %s", why);
-        return;
-    }
-    counters_close();
-    result("counters: failed: %s", text);
+    counting = false;
+    if (!counters_here(why, sizeof why)) result("counters: unavailable: %s", why);
+    else result("counters: failed: %s", text);
 }
 
 // Calls contestant c on p: prepares its arrays (and flushes L2 when timed),
@@ -1047,7 +1070,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     m.slot = p.slot[c];
     m.dims = p.dims;
     m.scalars = s;
-    if (with_counters) m.flags = RUN_COUNTERS;
+    if (with_counters && counting) m.flags = RUN_COUNTERS;
     thaw(r);
     char doing[320];
     snprintf(doing, sizeof doing, "during the %s", phase);
@@ -1076,7 +1099,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
                       IDLE_LIMIT_S, dims);
         fail(EXIT_CUDA, "cuda: %s: the GPU stayed busy after the call", phase);
     }
-    if (a.type == MSG_FAIL && with_counters && !strncmp(a.text, "counters: ", 10)) {
+    if (a.type == MSG_FAIL && (m.flags & RUN_COUNTERS) && !strncmp(a.text, "counters: ", 10)) {
         counters_not_collected(a.text + 10);
         return call(p, c, s, timed);  // the sample without counters
     }
@@ -1096,8 +1119,6 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     out.probes = w.end.idle_from;
     out.answered_ms = (answered - t0) / 1000.0;
     out.frozen_ms = (w.frozen_at - t0) / 1000.0;
-    out.ncounters = a.type == MSG_DONE ? std::min(a.ncounters, (int32_t)MAX_COUNTERS) : 0;
-    for (int k = 0; k < out.ncounters; k++) out.counters[k] = a.counters[k];
     return out;
 }
 
@@ -1498,10 +1519,63 @@ static void report_times(int c, const std::vector<Call> &calls, double bound_ms)
            rules_median(wall.data(), n), used_wall, n);
 }
 
-// The counters of the student's call at size p, with the work any correct
-// answer must do there (bytes of its inputs and outputs, FLOPs), which the
-// grader's shares are taken of.
-static void report_counters(const Problem &p, const Call &k) {
+// ---------------------------------------------------------------- counting
+
+// Asks the student's runner, between calls (untimed), to begin or end a
+// collection; the answer (DONE or FAIL), the runner frozen again.
+static Msg ask_counting(uint32_t type, const char *doing) {
+    Runner &r = student_runner;
+    Msg m = msg_init(type, ++r.seq);
+    int fd = -1;
+    if (type == MSG_COUNT_BEGIN) {
+        m.bytes[0] = record_buf.bytes;
+        if ((fd = shared_export(record_buf)) < 0) fail(EXIT_CUDA, "setup: cannot export the counters' record");
+    }
+    thaw(r);
+    expect_silence(r, doing);
+    if (msg_send(r.sock, m, &fd, fd >= 0) < 0) await(r, m.seq, doing);
+    if (fd >= 0) close(fd);
+    Msg a = await(r, m.seq, doing);
+    freeze(r);
+    return a;
+}
+
+// Opens a collection over the student's samples to come; false (said as a
+// result line) when it could not be.
+static bool counting_begin(void) {
+    if (!counting) return false;
+    Msg a = ask_counting(MSG_COUNT_BEGIN, "while the counters were set up");
+    if (a.type == MSG_DONE) return true;
+    counters_not_collected(!strncmp(a.text, "counters: ", 10) ? a.text + 10 : a.text);
+    return false;
+}
+
+// Ends the collection and reads, in this process, the counters of each of
+// the student's `calls` samples at size p: the lines of each counted call
+// are "counters: SIZE work IN OUT FLOPS" (the work any correct answer must
+// do there: bytes of its inputs and outputs, FLOPs, which the grader's
+// shares are taken of) and one "counter: NAME VALUE" per metric. A record
+// that does not hold exactly one range per call counts nothing (the
+// grader fails the requirement closed). `report` false: a timing done again
+// (neighbours), whose counts are dropped with it.
+static void counting_end(const Problem &p, int calls, bool report) {
+    Msg a = ask_counting(MSG_COUNT_END, "while the counters were read");
+    if (a.type != MSG_DONE) {
+        counters_not_collected(!strncmp(a.text, "counters: ", 10) ? a.text + 10 : a.text);
+        return;
+    }
+    if (!report) return;
+    char why[400] = "";
+    size_t size = a.bytes[0];
+    std::vector<unsigned char> record(std::min(size, record_buf.bytes));
+    CK(cudaMemcpy(record.data(), record_buf.ptr, record.size(), cudaMemcpyDeviceToHost));
+    int ranges = size <= record_buf.bytes ? counters_record_ranges(record.data(), record.size(), why, sizeof why) : -1;
+    if (ranges != calls) {
+        if (ranges >= 0 || !why[0])
+            snprintf(why, sizeof why, "the record holds %d counted calls, not the %d samples", ranges, calls);
+        counters_not_collected(why);
+        return;
+    }
     double in = 0, out = 0;
     for (int i = 0; i < kind.narrays; i++) {
         double bytes = (double)bytes_of(kind.arrays[i], p.len[i]);
@@ -1509,15 +1583,22 @@ static void report_counters(const Problem &p, const Call &k) {
         if (role == ROLE_IN || role == ROLE_INOUT) in += bytes;
         if (role == ROLE_OUT || role == ROLE_INOUT) out += bytes;
     }
-    char size[64];
-    dims_text(p.dims, size, sizeof size);
+    char size_text[64];
+    dims_text(p.dims, size_text, sizeof size_text);
     double flops = kind.flops ? kind.flops(p.dims) : kind.product_flops ? kind.product_flops(p.dims) : 0.0;
-    result("counters: %s work %.0f %.0f %.0f", size, in, out, flops);
-    const char *name = counters_list;
-    for (int i = 0; i < k.ncounters && *name; i++) {
-        size_t n = strcspn(name, ",");
-        result("counter: %.*s %.17g", (int)n, name, k.counters[i]);
-        name += n + (name[n] == ',');
+    for (int k = 0; k < ranges; k++) {
+        double values[MAX_COUNTERS];
+        if (!counters_record_values(record.data(), record.size(), k, values, why, sizeof why)) {
+            counters_not_collected(why);
+            return;
+        }
+        result("counters: %s work %.0f %.0f %.0f", size_text, in, out, flops);
+        const char *name = counters_list;
+        for (int i = 0; i < MAX_COUNTERS && *name; i++) {
+            size_t n = strcspn(name, ",");
+            result("counter: %.*s %.17g", (int)n, name, values[i]);
+            name += n + (name[n] == ',');
+        }
     }
 }
 
@@ -1552,17 +1633,13 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
     trace("timed %s: buffers", size);
 
     // Correctness at the timed size comes first: a wrong answer is not timed.
-    // With --counters, the student's call is also the one whose hardware
-    // counters are collected (once: a profiled process runs slower, so this
-    // happens before any timing).
     problem_fill(p, seed);
     Scalars s = scalars_for(seed);
     trace("timed %s: inputs", size);
     call(p, REFERENCE, s, false);
     trace("timed %s: the reference's first call", size);
-    Call first = call(p, STUDENT, s, false, with_counters);
-    if (first.ncounters) report_counters(p, first);
-    trace("timed %s: your first call%s", size, with_counters ? ", with counters" : "");
+    call(p, STUDENT, s, false);
+    trace("timed %s: your first call", size);
     if (kind.library) call(p, LIBRARY, s, false);
     if (kind.library) trace("timed %s: the library's first call", size);
     bool first_ok = check_against_reference(p, s, "");
@@ -1605,6 +1682,12 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
         }
         trace("timed %s: warm-up", size);
+        // With --counters every one of the student's samples is counted, a
+        // range of its own in one collection: no call of the student's can
+        // tell a counted sample from one that is not, and a sample that does
+        // other work than the rest shows in its own counts.
+        bool counted = with_counters && counting_begin();
+        int student_samples = 0;
         for (int k = 0; k < samples && ok; k++) {
             uint64_t sample_seed = unpredictable_seed();
             problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
@@ -1613,8 +1696,9 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             for (int j = 0; j < CONTESTANTS; j++) {
                 int c = (j + k) % CONTESTANTS;  // rotate who goes first
                 if (!takes_part(c)) continue;
-                Call one = call(p, c, s, true);
+                Call one = call(p, c, s, true, counted && c == STUDENT);
                 t[c].push_back(one);
+                student_samples += c == STUDENT;
                 bool as_student_calls = &runner_for(c) != last;
                 last = &runner_for(c);
                 log_call(size, "sample", c, one, c != STUDENT && as_student_calls);
@@ -1639,6 +1723,10 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             snprintf(neighbours, sizeof neighbours, "%d of %d calls of the reference and the baselines waited for "
                      "another process's work", busy_trusted, trusted_calls);
         fair = ok && !neighbours[0];
+        if (counted) {  // the counts of a wrong sample mean nothing; those of a timing done again go with it
+            counting_end(p, student_samples, ok && (fair || attempt == NEIGHBOUR_RETRIES));
+            trace("timed %s: the counters of your samples read", size);
+        }
         // another process's context (idle, NVML said) may still have made a call wait: not the student's doing
         if (fair && strangers) busy = 0;
         if (!ok || fair) break;
@@ -1863,6 +1951,12 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&flush_buf, flush_bytes));
     CK(cudaMalloc(&counters, 2 * sizeof *counters));
     CK(cudaMalloc(&map_cells, MAP_CELLS * sizeof *map_cells));
+    if (counters_list) {  // the host half of CUPTI, to read the records; no session on the GPU
+        counting = true;
+        if (!counters_reader_open(counters_list, 0, reader_why, sizeof reader_why) && !reader_why[0])
+            snprintf(reader_why, sizeof reader_why, "CUPTI cannot read the counters here");
+        alloc_shared(&record_buf, RECORD_BYTES, "the counters' record");
+    }
     CK(cudaMemset(map_cells, 0, MAP_CELLS * sizeof *map_cells));
     trace("the judge's buffers");
     bool warmed = false;
@@ -1887,7 +1981,7 @@ int main(int argc, char **argv) {
     // rounds) is enough; 0.1 s less for each (ex41 has four sizes).
     const double later_warmup_ms = std::min(warmup_ms, 50.0);
     for (size_t k = 0; k < timing.size() && ok && end == TIMED_FAIR; k++) {
-        end = timed_run(timing[k], seed + k, samples, k == 0 ? warmup_ms : later_warmup_ms, counters_list && k == 0);
+        end = timed_run(timing[k], seed + k, samples, k == 0 ? warmup_ms : later_warmup_ms, counting);
         ok = end != TIMED_WRONG;
     }
     result("done: %s", !ok ? "wrong" : end == TIMED_BUSY ? "busy" : "correct");

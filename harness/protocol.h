@@ -28,14 +28,18 @@ enum MsgType : uint32_t {
     MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars, flags
     MSG_DONE,       // runner -> judge: seq, event_ms (and the counters of a RUN_COUNTERS call)
     MSG_FAIL,       // runner -> judge: seq, text = what failed ("cuda: ...", "load: ...")
+    MSG_COUNT_BEGIN,  // judge -> student runner: open a collection of the counters; one fd attached,
+                      // bytes[0] long: where its record goes (the judge reads it)
+    MSG_COUNT_END,    // judge -> student runner: end it; DONE says the record's length in bytes[0]
 };
 
 // Who a RUN is for. The student runner serves only STUDENT; the trusted
 // runner serves the others.
 enum Contestant { STUDENT, REFERENCE, LIBRARY, COPY, CONTESTANTS };
 
-// RUN flags: collect the hardware counters the runner was started with
-// (--counters) around this call (counters.h).
+// RUN flags: count this call in the open collection of the hardware
+// counters the runner was started with (--counters): a range of its own
+// (counters.h).
 enum : int32_t { RUN_COUNTERS = 1 };
 
 struct Msg {
@@ -46,8 +50,6 @@ struct Msg {
     Dims dims;                   // RUN
     Scalars scalars;             // RUN
     double event_ms;             // DONE: the runner's events around call + device sync
-    int32_t ncounters;           // DONE of a RUN_COUNTERS call: values in counters[]
-    double counters[MAX_COUNTERS];
     char text[512];              // READY, FAIL
 };
 

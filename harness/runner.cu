@@ -52,12 +52,11 @@ static int sock = RUNNER_FD;
 static bool counters_ready;
 static char counters_why[400];
 
-static void reply(uint32_t type, uint64_t seq, double ms, const char *text, const double *values = NULL,
-                  int nvalues = 0) {
+static void reply(uint32_t type, uint64_t seq, double ms, const char *text, uint64_t bytes = 0) {
     Msg m = msg_init(type, seq);
     m.event_ms = ms;
+    m.bytes[0] = bytes;
     if (text) snprintf(m.text, sizeof m.text, "%s", text);
-    for (int i = 0; i < nvalues && i < MAX_COUNTERS; i++) m.counters[m.ncounters++] = values[i];
     if (msg_send(sock, m, NULL, 0) < 0) _exit(3);  // the judge is gone
 }
 
@@ -98,7 +97,7 @@ struct CallCtx {
     cudaEvent_t start, stop;
     cudaError_t err;
     float ms;
-    std::vector<void *> saved;  // RUN_COUNTERS with several passes: the read-write arrays as given
+    std::vector<void *> saved;  // diagnose, counters of several passes: the read-write arrays as given
 };
 
 // What the call does on the GPU is timed with events around the call and a
@@ -120,35 +119,7 @@ static void call_once(void *p) {
     if (c.err == cudaSuccess) c.err = err;
 }
 
-// Before a counters pass after the first: the arrays as the judge gave them
-// (read-write arrays restored, outputs and scratch poisoned as it does), so
-// that every pass makes the same call.
-static void restore_arrays(void *p) {
-    CallCtx &c = *(CallCtx *)p;
-    for (int i = 0; i < c.s->narrays && c.err == cudaSuccess; i++) {
-        ArrayRole role = kind.arrays[i].role;
-        if (role == ROLE_INOUT) c.err = cudaMemcpy(c.args[i], c.saved[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
-        else if (role == ROLE_OUT || role == ROLE_SCRATCH) c.err = cudaMemset(c.args[i], 0xFF, c.s->buf[i].bytes);
-    }
-}
-
-// One call inside a collection of the counters (opened already); its
-// read-write arrays are kept to be restored before each pass after the
-// first. False when the collection failed (why says so); a CUDA error of
-// the call itself is in c.err.
-static bool call_with_counters(CallCtx &c, double *values, char *why, size_t why_size) {
-    c.saved.assign((size_t)c.s->narrays, nullptr);
-    for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
-        if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
-            c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
-    bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, why_size);
-    for (void *p : c.saved) cudaFree(p);
-    c.saved.clear();
-    return collected;
-}
-
-// Calls one contestant on a bound slot; with RUN_COUNTERS, inside a
-// collection of the hardware counters, which travel back with the answer.
+// Calls one contestant on a bound slot.
 static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop) {
     if (m.slot < 0 || m.slot >= MAX_SLOTS || slots[m.slot].narrays == 0 ||
         (trusted ? m.who == STUDENT : m.who != STUDENT) || m.who < 0 || m.who >= CONTESTANTS) {
@@ -163,29 +134,18 @@ static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop)
     c.stop = stop;
     c.err = cudaSuccess;
     c.ms = 0;
-    if (!(m.flags & RUN_COUNTERS)) {
-        call_once(&c);
-    } else {
-        if (!counters_ready) {
-            reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + counters_why).c_str());
-            return;
-        }
-        double values[MAX_COUNTERS];
-        char why[400];
-        bool collected = call_with_counters(c, values, why, sizeof why);
-        // Once per grading: while the profiler is on, every call of this
-        // process costs about 0.5 ms more (H100), so it goes before timing.
-        counters_close();
-        counters_ready = false;
-        snprintf(counters_why, sizeof counters_why, "the counters are collected once per grading");
-        if (!collected) {
-            reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
-            return;
-        }
-        if (c.err == cudaSuccess) {
-            reply(MSG_DONE, m.seq, c.ms, NULL, values, counters_count());
-            return;
-        }
+    // A counted call is a range of its own in the collection the judge
+    // opened (MSG_COUNT_BEGIN): pushed before the events, popped after them,
+    // so that the call is timed as every other sample is.
+    char why[400];
+    if ((m.flags & RUN_COUNTERS) && !counters_range_push(why, sizeof why)) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        return;
+    }
+    call_once(&c);
+    if ((m.flags & RUN_COUNTERS) && !counters_range_pop(why, sizeof why)) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        return;
     }
     if (c.err != cudaSuccess) {
         std::string text = std::string("cuda: ") + cudaGetErrorString(c.err);
@@ -193,6 +153,47 @@ static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop)
         return;
     }
     reply(MSG_DONE, m.seq, c.ms, NULL);
+}
+
+// MSG_COUNT_BEGIN: a collection of the counters over the calls to come,
+// its record to go to the judge's buffer (fds[0]) at MSG_COUNT_END.
+static SharedBuf record_buf;
+
+static void count_begin(const Msg &m, int *fds, int nfds) {
+    char why[400] = "";
+    if (nfds != 1 || !counters_ready) {
+        for (int i = 0; i < nfds; i++) close(fds[i]);
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + (counters_ready ? "malformed begin" : counters_why)).c_str());
+        return;
+    }
+    shared_free(&record_buf);
+    if (!shared_import(&record_buf, fds[0], m.bytes[0], why, sizeof why) || !counters_session_begin(why, sizeof why)) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        return;
+    }
+    reply(MSG_DONE, m.seq, 0, NULL);
+}
+
+static void count_end(const Msg &m) {
+    char why[400] = "";
+    const void *record = NULL;
+    size_t size = 0;
+    if (!counters_session_end(&record, &size, why, sizeof why)) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        return;
+    }
+    if (size > record_buf.bytes) {
+        snprintf(why, sizeof why, "counters: the record (%zu bytes) is larger than its buffer (%zu)", size,
+                 record_buf.bytes);
+        reply(MSG_FAIL, m.seq, 0, why);
+        return;
+    }
+    cudaError_t err = cudaMemcpy(record_buf.ptr, record, size, cudaMemcpyHostToDevice);
+    if (err != cudaSuccess) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("cuda: ") + cudaGetErrorString(err)).c_str());
+        return;
+    }
+    reply(MSG_DONE, m.seq, 0, NULL, size);
 }
 
 // Every /dev/nvidia* device: the driver opens some of them lazily.
@@ -384,6 +385,11 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
         case MSG_BIND: bind_slot(m, fds, nfds); break;
         case MSG_UNBIND: unbind_slot(m); break;
         case MSG_RUN: run(m, trusted, setup.start, setup.stop); break;
+        case MSG_COUNT_BEGIN:
+            if (!trusted) count_begin(m, fds, nfds);
+            else reply(MSG_FAIL, m.seq, 0, "setup: the trusted runner counts nothing");
+            break;
+        case MSG_COUNT_END: count_end(m); break;
         default:
             for (int i = 0; i < nfds; i++) close(fds[i]);
             reply(MSG_FAIL, m.seq, 0, "setup: unknown message");
@@ -393,6 +399,33 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
 
 #ifdef GPUCOURSE_STUDENT_RUNNER
 // ---------------------------------------------------------------- diagnose
+
+// Before a counters pass after the first: the arrays as the judge gave them
+// (read-write arrays restored, outputs and scratch poisoned as it does), so
+// that every pass makes the same call.
+static void restore_arrays(void *p) {
+    CallCtx &c = *(CallCtx *)p;
+    for (int i = 0; i < c.s->narrays && c.err == cudaSuccess; i++) {
+        ArrayRole role = kind.arrays[i].role;
+        if (role == ROLE_INOUT) c.err = cudaMemcpy(c.args[i], c.saved[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+        else if (role == ROLE_OUT || role == ROLE_SCRATCH) c.err = cudaMemset(c.args[i], 0xFF, c.s->buf[i].bytes);
+    }
+}
+
+// One call inside a collection of the counters (opened already); its
+// read-write arrays are kept to be restored before each pass after the
+// first. False when the collection failed (why says so); a CUDA error of
+// the call itself is in c.err.
+static bool call_with_counters(CallCtx &c, double *values, char *why, size_t why_size) {
+    c.saved.assign((size_t)c.s->narrays, nullptr);
+    for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
+        if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
+            c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+    bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, why_size);
+    for (void *p : c.saved) cudaFree(p);
+    c.saved.clear();
+    return collected;
+}
 
 // Diagnose mode (gpucourse why): one call of the library at one size, on
 // arrays of this process's own, for a tool that watches this process

@@ -1283,7 +1283,9 @@ static void test_evidence_fails_closed(void **state) {
     grade_result_free(&r);
     /* tensor-core evidence on a kind without FLOPs is the course's mistake, not the student's */
     GradeResult course_error = {.verdict = V_PASS};
-    course_error.counters = (Counters){.status = COUNTERS_COLLECTED, .in_bytes = 1e9, .out_bytes = 1e9, .n = 3};
+    course_error.counters = (Counters){.status = COUNTERS_COLLECTED, .n = 3, .nsizes = 1, .ncalls = 1};
+    course_error.counters.sizes[0] = (CountedSize){"4096", 1e9, 1e9, 0};
+    course_error.counters.calls[0].n = 3;
     const char *names[] = {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
                            "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
                            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"};
@@ -1306,7 +1308,8 @@ static void test_evidence_rules(void **state) {
     e.evidence[2] = (Requirement){evidence_key("tensor_cores"), 0, "none"};
     e.evidence[3] = (Requirement){evidence_key("ldsm_share"), 0.8, NULL};
     e.nevidence = 4;
-    Counters c = {.status = COUNTERS_COLLECTED, .flops = 137438953472.0};
+    Counters c = {.status = COUNTERS_COLLECTED, .nsizes = 1, .ncalls = 1};
+    c.sizes[0] = (CountedSize){"4096x4096x4096", 134217728, 67108864, 137438953472.0};
     const char *names[] = {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
                            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
                            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
@@ -1315,12 +1318,12 @@ static void test_evidence_rules(void **state) {
                            "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_ld.sum",
                            "sm__pipe_tensor_op_dmma_cycles_active.sum"};
     /* ex40's reference, measured: conflicts 0.010, 16 sectors per request, 5.4e-8 tensor cycles per FLOP */
-    double ok[] = {4502098, 441709864, 136314880, 8519680, 7424, 900, 100, 0};
+    double ok[] = {4502098, 441709864, 136314880, 8519680, 7424, 900000, 100, 0};
     for (int i = 0; i < 8; i++) {
         snprintf(c.names[i], sizeof c.names[0], "%s", names[i]);
-        c.values[i] = ok[i];
+        c.calls[0].values[i] = ok[i];
     }
-    c.n = 8;
+    c.n = c.calls[0].n = 8;
     EvidenceLine lines[MAX_EVIDENCE];
     int unmet;
     const char *missing;
@@ -1328,28 +1331,130 @@ static void test_evidence_rules(void **state) {
     assert_null(missing);
     assert_int_equal(unmet, -1);
     /* ex39's reference in ex40: conflicts 0.397 */
-    c.values[0] = 287619847, c.values[1] = 724872270;
+    c.calls[0].values[0] = 287619847, c.calls[0].values[1] = 724872270;
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_int_equal(unmet, 0);
     assert_non_null(strstr(lines[0].text, "bank conflicts: 0.397 per shared-memory wavefront (at most 0.050)"));
     /* ex38's reference in ex39: 4-byte loads, 4.4 sectors per request; and a tensor-core answer */
-    c.values[0] = 0, c.values[2] = 150994944, c.values[3] = 34078720, c.values[4] = 2.68e8;
+    c.calls[0].values[0] = 0, c.calls[0].values[2] = 150994944, c.calls[0].values[3] = 34078720, c.calls[0].values[4] = 2.68e8;
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_int_equal(unmet, 1);
     assert_false(lines[2].ok);
     assert_true(lines[3].ok);
     /* an FP64 tensor-core (DMMA) answer */
-    c.values[4] = 0, c.values[7] = 3.1e8;
+    c.calls[0].values[4] = 0, c.calls[0].values[7] = 3.1e8;
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_false(lines[2].ok);
     /* no shared-memory loads at all is no ldmatrix share */
-    c.values[5] = 0, c.values[6] = 0;
+    c.calls[0].values[5] = 0, c.calls[0].values[6] = 0;
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_false(lines[3].ok);
+    /* a share of almost nothing: one ldmatrix a warp, the fragments loaded
+     * from registers (ex24's attack): 1.00 of the shared loads, room for
+     * nothing of the inputs */
+    c.calls[0].values[5] = 1056, c.calls[0].values[6] = 0;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_false(lines[3].ok);
+    assert_non_null(strstr(lines[3].text, "ldmatrix: 1.00 of the shared-memory loads (at least 0.80), room for 0.00x"));
     /* a NaN or negative counter is not a value */
-    c.values[0] = NAN;
+    c.calls[0].values[0] = NAN;
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_string_equal(missing, names[0]);
+}
+
+/* Every sample of every timed size is counted, and the worst call decides:
+ * a decoy in some calls only (the tensor path beside plain code), calls that
+ * disagree, a burst of the instruction on top of the work, a call without
+ * its counts. */
+static void set_call(Counters *c, int k, int size, double ops) {
+    c->calls[k] = (CountedCall){.size = size, .n = 1};
+    c->calls[k].values[0] = ops;
+}
+
+static void test_evidence_counted_calls(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("gmma_type"), 0, "bf16"};
+    e.nevidence = 1;
+    Counters c = {.status = COUNTERS_COLLECTED, .n = 1, .nsizes = 2, .ncalls = 6};
+    snprintf(c.names[0], sizeof c.names[0], "%s", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum");
+    c.sizes[0] = (CountedSize){"4096x4096x4096", 67108864, 33554432, 137438953472.0};
+    c.sizes[1] = (CountedSize){"5000x3000x4096", 65536000, 30000000, 122880000000.0};
+    for (int k = 0; k < 3; k++) set_call(&c, k, 0, 137438953472.0);
+    for (int k = 3; k < 6; k++) set_call(&c, k, 1, 122880000000.0 * 1.06); /* tail tiles padded */
+    EvidenceLine lines[MAX_EVIDENCE];
+    int unmet;
+    const char *missing;
+    assert_int_equal(evidence_measure(&e, &c, lines, &unmet, &missing), 1);
+    assert_int_equal(unmet, -1);
+    assert_non_null(strstr(lines[0].text, "wgmma bf16: 1.00 of the products' FLOPs (between 0.95 and 1.30)"));
+
+    /* the technique in one sample of the second size only: that call decides */
+    set_call(&c, 4, 1, 0);
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_string_equal(lines[0].size, "5000x3000x4096");
+    assert_non_null(strstr(lines[0].text, "wgmma bf16: 0.00 of the products' FLOPs"));
+
+    /* every call passes on its own, yet one did a fifth more tensor work */
+    set_call(&c, 4, 1, 122880000000.0 * 1.28);
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "between calls of the same size"));
+
+    /* a burst of the instruction on top of the work: twice the FLOPs */
+    for (int k = 3; k < 6; k++) set_call(&c, k, 1, 122880000000.0 * 2);
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "wgmma bf16: 2.00 of the products' FLOPs (between 0.95 and 1.30)"));
+
+    /* one call without its count: not decided, and not a pass */
+    for (int k = 3; k < 6; k++) set_call(&c, k, 1, 122880000000.0);
+    c.calls[5].n = 0;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_non_null(missing);
+    GradeResult r = {.verdict = V_PASS};
+    r.counters = c;
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    grade_result_free(&r);
+
+    /* collected, but no call counted at all */
+    c.ncalls = 0;
+    assert_int_equal(evidence_measure(&e, &c, lines, &unmet, &missing), 0);
+    assert_non_null(missing);
+}
+
+/* The judge's lines, several calls: parsed call by call; a call naming other
+ * counters than the first, or a counter outside a call, is a malformed
+ * record (failed, never a pass). */
+static void test_evidence_parse_calls(void **state) {
+    (void)state;
+    Counters c = {0};
+    const char *lines[][2] = {{"counters", "4096 work 100 50 1000"}, {"counter", "a.sum 1"}, {"counter", "b.sum 2"},
+                              {"counters", "4096 work 100 50 1000"}, {"counter", "a.sum 3"}, {"counter", "b.sum 4"},
+                              {"counters", "8192 work 400 200 8000"}, {"counter", "a.sum 5"}, {"counter", "b.sum 6"}};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) assert_true(evidence_parse_line(&c, lines[i][0], lines[i][1]));
+    assert_int_equal(c.status, COUNTERS_COLLECTED);
+    assert_int_equal(c.ncalls, 3);
+    assert_int_equal(c.nsizes, 2);
+    assert_int_equal(c.n, 2);
+    double v;
+    assert_true(evidence_call_value(&c, 1, "b.sum", &v) && v == 4);
+    assert_true(evidence_call_value(&c, 2, "a.sum", &v) && v == 5);
+    assert_int_equal(c.calls[2].size, 1);
+    assert_false(evidence_parse_line(&c, "time", "student 1 1 1 1"));
+
+    evidence_parse_line(&c, "counters", "4096 work 100 50 1000");
+    evidence_parse_line(&c, "counter", "c.sum 7"); /* not what the first call counted */
+    assert_int_equal(c.status, COUNTERS_FAILED);
+    assert_non_null(strstr(c.why, "malformed"));
+
+    Counters d = {0};
+    evidence_parse_line(&d, "counters", "4096 work 100 50 1000");
+    evidence_parse_line(&d, "counter", "a.sum 1");
+    evidence_parse_line(&d, "counters", "4096 work 999 50 1000"); /* one size, two works */
+    assert_int_equal(d.status, COUNTERS_FAILED);
 }
 
 /* Instruction lines only: a kernel named after an instruction, a comment or
@@ -1901,11 +2006,13 @@ static void test_diagnosis_hints(void **state) {
     char *metrics = diagnose_metrics(&e);
     assert_string_equal(metrics, LOAD_SECTORS "," LOAD_REQUESTS);
     free(metrics);
-    Counters c = {.status = COUNTERS_COLLECTED, .in_bytes = 100, .out_bytes = 50, .n = 2};
+    Counters c = {.status = COUNTERS_COLLECTED, .n = 2, .nsizes = 1, .ncalls = 1};
+    c.sizes[0] = (CountedSize){"4096x4096x4096", 100, 50, 0};
     snprintf(c.names[0], sizeof c.names[0], "%s", LOAD_SECTORS);
     snprintf(c.names[1], sizeof c.names[1], "%s", LOAD_REQUESTS);
-    c.values[0] = 33;
-    c.values[1] = 2;
+    c.calls[0].n = 2;
+    c.calls[0].values[0] = 33;
+    c.calls[0].values[1] = 2;
     double v = 0;
     assert_true(diagnose_measure("sectors_per_request", &c, NULL, 0, &v));
     assert_true(v > 16.49 && v < 16.51);
@@ -2135,7 +2242,9 @@ int main(void) {
         cmocka_unit_test(test_evidence_decisions), cmocka_unit_test(test_evidence_multicast),
         cmocka_unit_test(test_evidence_fp8),
         cmocka_unit_test(test_evidence_fails_closed),
-        cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
+        cmocka_unit_test(test_evidence_rules),
+        cmocka_unit_test(test_evidence_counted_calls),
+        cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),
