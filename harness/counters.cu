@@ -287,7 +287,160 @@ bool counters_collect(void (*work)(void *), void (*before_replay)(void *), void 
     return true;
 }
 
+// ---------------------------------------------------------------- sessions
+
+static bool in_session;
+
+bool counters_session_begin(char *why, size_t why_size) {
+    if (!profiler) {
+        snprintf(why, why_size, "the counters were not opened");
+        return false;
+    }
+    if (passes != 1) {  // the calls of a session happen once: no replay
+        snprintf(why, why_size, "these counters need %d passes; counting timed calls needs one (the course's "
+                 "evidence keys must read counters of one pass)", passes);
+        return false;
+    }
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    ci.pRangeProfilerObject = profiler;
+    ci.counterDataSize = counter_data.size();
+    ci.pCounterData = counter_data.data();
+    CALL(cuptiRangeProfilerCounterDataImageInitialize, ci, "initializing the counter data");
+    CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    sc.pRangeProfilerObject = profiler;
+    sc.configSize = config.size();
+    sc.pConfig = config.data();
+    sc.counterDataImageSize = counter_data.size();
+    sc.pCounterDataImage = counter_data.data();
+    sc.range = CUPTI_UserRange;
+    sc.replayMode = CUPTI_UserReplay;
+    sc.maxRangesPerPass = MAX_RANGES;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    CALL(cuptiRangeProfilerSetConfig, sc, "configuring the range profiler");
+    CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    st.pRangeProfilerObject = profiler;
+    CALL(cuptiRangeProfilerStart, st, "starting a collection");
+    in_session = true;
+    return true;
+}
+
+bool counters_range_push(char *why, size_t why_size) {
+    if (!in_session) {
+        snprintf(why, why_size, "no collection is open");
+        return false;
+    }
+    CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    push.pRangeProfilerObject = profiler;
+    push.pRangeName = "call";
+    CALL(cuptiRangeProfilerPushRange, push, "opening a call's range");
+    return true;
+}
+
+bool counters_range_pop(char *why, size_t why_size) {
+    CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pop.pRangeProfilerObject = profiler;
+    CALL(cuptiRangeProfilerPopRange, pop, "closing a call's range");
+    return true;
+}
+
+bool counters_session_end(const void **record, size_t *size, char *why, size_t why_size) {
+    if (!in_session) {
+        snprintf(why, why_size, "no collection is open");
+        return false;
+    }
+    in_session = false;
+    CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = profiler;
+    CALL(cuptiRangeProfilerStop, stop, "ending a collection");
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = profiler;
+    CALL(cuptiRangeProfilerDecodeData, dd, "decoding the counters");
+    if (dd.numOfRangeDropped) {
+        snprintf(why, why_size, "the profiler dropped %zu of the calls' ranges", dd.numOfRangeDropped);
+        return false;
+    }
+    *record = counter_data.data();
+    *size = counter_data.size();
+    return true;
+}
+
+// ---------------------------------------------------------------- reading a record (the judge)
+
+static CUpti_Profiler_Host_Object *reader;
+static std::vector<std::string> reader_names;
+static std::vector<const char *> reader_ptrs;
+
+bool counters_reader_open(const char *metrics, int device, char *why, size_t why_size) {
+    if (reader) return true;
+    if (!load(why, why_size)) return false;
+    for (const char *s = metrics; *s;) {
+        size_t n = strcspn(s, ",");
+        if (n) reader_names.emplace_back(s, n);
+        s += n + (s[n] == ',');
+    }
+    for (auto &n : reader_names) reader_ptrs.push_back(n.c_str());
+    if (reader_names.empty() || reader_names.size() > MAX_COUNTERS) {
+        snprintf(why, why_size, "between 1 and %d counters, not %zu", (int)MAX_COUNTERS, reader_names.size());
+        return false;
+    }
+    CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CALL(cuptiProfilerInitialize, init, "starting the profiler's host side");
+    CUpti_Device_GetChipName_Params chip = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    chip.deviceIndex = (size_t)device;
+    CALL(cuptiDeviceGetChipName, chip, "naming the GPU's chip");
+    // Host-side only: no counter availability image, which would need a
+    // session on the GPU (the student's runner holds the one there is).
+    CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip.pChipName;
+    CALL(cuptiProfilerHostInitialize, hi, "preparing to read the counters");
+    reader = hi.pHostObject;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = reader;
+    add.ppMetricNames = reader_ptrs.data();
+    add.numMetrics = reader_ptrs.size();
+    CALL(cuptiProfilerHostConfigAddMetrics, add, "naming the counters to read");
+    return true;
+}
+
+int counters_record_ranges(const void *record, size_t size, char *why, size_t why_size) {
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info = {CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    info.pCounterDataImage = (const uint8_t *)record;
+    info.counterDataImageSize = size;
+    CUptiResult r = api.cuptiRangeProfilerGetCounterDataInfo(&info);
+    if (r != CUPTI_SUCCESS) return failed(r, "reading the record of the calls", why, why_size), -1;
+    return (int)info.numTotalRanges;
+}
+
+bool counters_record_values(const void *record, size_t size, int range, double *values, char *why,
+                            size_t why_size) {
+    if (!reader) {
+        snprintf(why, why_size, "the reader was not opened");
+        return false;
+    }
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    ev.pHostObject = reader;
+    ev.pCounterDataImage = (const uint8_t *)record;
+    ev.counterDataImageSize = size;
+    ev.rangeIndex = (size_t)range;
+    ev.ppMetricNames = reader_ptrs.data();
+    ev.numMetrics = reader_ptrs.size();
+    ev.pMetricValues = values;
+    CALL(cuptiProfilerHostEvaluateToGpuValues, ev, "reading a call's counters");
+    return true;
+}
+
 void counters_close(void) {
+    if (in_session) {
+        CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        stop.pRangeProfilerObject = profiler;
+        api.cuptiRangeProfilerStop(&stop);
+        in_session = false;
+    }
     if (profiler) {
         CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
         d.pRangeProfilerObject = profiler;
