@@ -74,6 +74,7 @@ static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
     else if (!strcmp(k, "bank_conflicts_max")) out[0] = BANK_CONFLICTS, out[1] = SHARED_WAVEFRONTS;
     else if (!strcmp(k, "load_sectors_min")) out[0] = LOAD_SECTORS, out[1] = LOAD_REQUESTS;
     else if (!strcmp(k, "tensor_cores")) out[0] = TENSOR_CYCLES, out[1] = DMMA_CYCLES;
+    else if (!strcmp(k, "partial_sums_min")) out[0] = STORE_SECTORS, out[1] = TMA_STORE_BYTES;
 }
 
 char *evidence_metrics(const Exercise *e) {
@@ -196,6 +197,8 @@ const char *evidence_lesson(const char *key) {
         {"bank_conflicts_max", "the lesson's layout reads shared memory without bank conflicts"},
         {"load_sectors_min", "the lesson's loads are 16 bytes wide (float4): fewer, wider requests"},
         {"tensor_cores", "this rung is about the CUDA cores: its FP32 arithmetic runs as FFMA, not on tensor cores"},
+        {"partial_sums_min", "the last wave's tiles are cut along k and their partial sums handed to the owner "
+                             "through memory: a kernel that cuts nothing stores only its outputs"},
     };
     for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++)
         if (!strcmp(lessons[i].key, key)) return lessons[i].lesson;
@@ -269,6 +272,12 @@ static bool measure_one(const Requirement *r, const double *v, const CountedSize
     } else if (!strcmp(k, "load_sectors_min")) {
         x.m = v[1] > 0 ? v[0] / v[1] : 32; /* no thread loads at all: nothing narrow */
         snprintf(x.text, sizeof x.text, "global loads: %.1f sectors per request (at least %.1f)", x.m, x.bound);
+    } else if (!strcmp(k, "partial_sums_min")) {
+        /* split-K's hand-over: bytes stored beyond the outputs (by the
+         * threads, 32 a sector, or by TMA), a share of the outputs */
+        x.m = (32 * v[0] + v[1] - w->out_bytes) / fmax(w->out_bytes, 1);
+        snprintf(x.text, sizeof x.text, "partial sums: %.2f of the outputs' bytes stored besides them (at least %.2f "
+                 "at one timed size)", x.m, x.bound);
     } else if (!strcmp(k, "tensor_cores")) {
         x.at_most = true;
         x.bound = TENSOR_IDLE;
@@ -319,6 +328,20 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
             lo[s] = fmin(lo[s], x.m);
             hi[s] = fmax(hi[s], x.m);
             if (worst_call < 0 || worse(&x, &worst)) worst = x, worst_call = call;
+        }
+        /* a cut along k where it pays: at the size whose calls show the most
+         * (each size's calls at their least) */
+        if (!strcmp(r->key->key, "partial_sums_min")) {
+            int best = 0;
+            for (int s = 1; s < c->nsizes; s++)
+                if (lo[s] > lo[best]) best = s;
+            Measure x = worst;
+            x.m = lo[best];
+            snprintf(x.text, sizeof x.text, "partial sums: %.2f of the outputs' bytes stored besides them (at least "
+                     "%.2f at one timed size)", x.m, x.bound);
+            worst = x;
+            for (int call = 0; call < c->ncalls; call++)
+                if (c->calls[call].size == best) worst_call = call;
         }
         EvidenceLine *l = &lines[n++];
         memset(l, 0, sizeof *l);

@@ -1425,6 +1425,40 @@ static void test_evidence_counted_calls(void **state) {
     assert_non_null(missing);
 }
 
+/* ex43's split: bytes stored besides the outputs at the timed size where the
+ * plan cuts (a kernel that cuts nothing stores only its outputs, 37.7 MB of
+ * floats at 3072^2; five parts of 24 tiles hand over 4 x 24 x 128 KB). */
+static void test_evidence_partial_sums(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("partial_sums_min"), 0.1, NULL};
+    e.nevidence = 1;
+    Counters c = {.status = COUNTERS_COLLECTED, .n = 2, .nsizes = 2, .ncalls = 4};
+    snprintf(c.names[0], sizeof c.names[0], "%s", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
+    snprintf(c.names[1], sizeof c.names[1], "%s", "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum");
+    double out0 = 3072.0 * 3072 * 4, out1 = 5000.0 * 3000 * 4;
+    c.sizes[0] = (CountedSize){"3072x3072x8192", 1e8, out0, 2.0 * 3072 * 3072 * 8192};
+    c.sizes[1] = (CountedSize){"5000x3000x4096", 1e8, out1, 2.0 * 5000 * 3000 * 4096};
+    double cut = 4.0 * 24 * 128 * 1024;
+    for (int k = 0; k < 4; k++) {
+        c.calls[k] = (CountedCall){.size = k / 2, .n = 2};
+        c.calls[k].values[0] = ((k < 2 ? out0 + cut : out1)) / 32; /* the second size cuts nothing */
+    }
+    EvidenceLine lines[MAX_EVIDENCE];
+    int unmet;
+    const char *missing;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_null(missing);
+    assert_int_equal(unmet, -1);
+    assert_string_equal(lines[0].size, "3072x3072x8192");
+    assert_non_null(strstr(lines[0].text, "partial sums: 0.33 of the outputs' bytes stored besides them"));
+    /* ex33's whole tiles submitted here: nothing cut anywhere */
+    c.calls[0].values[0] = c.calls[1].values[0] = out0 / 32;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "partial sums: 0.00 of the outputs' bytes"));
+}
+
 /* The judge's lines, several calls: parsed call by call; a call naming other
  * counters than the first, or a counter outside a call, is a malformed
  * record (failed, never a pass). */
@@ -2244,6 +2278,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules),
         cmocka_unit_test(test_evidence_counted_calls),
+        cmocka_unit_test(test_evidence_partial_sums),
         cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
