@@ -13,8 +13,6 @@
 #include <stddef.h>
 
 enum { MAX_COUNTERS = 16 };
-// The calls one collection can count (a timed size's samples).
-enum { MAX_RANGES = 32 };
 
 // Loads CUPTI, checks that the device can be profiled and prepares the
 // configuration of `metrics` (comma-separated, e.g.
@@ -27,21 +25,20 @@ int counters_passes(void);         // replays one collection needs (1 for the co
 
 // Collects the counters of whatever `work` does on the GPU. With more than
 // one pass, work is called once per pass and `before_replay` before every
-// pass but the first. values[counters_count()]. false with why.
+// pass but the first. values[counters_count()] (NULL: left in the record,
+// counters_record). false with why.
 bool counters_collect(void (*work)(void *), void (*before_replay)(void *), void *ctx, double *values, char *why,
                       size_t why_size);
 
-// A collection over many calls (the student's timed samples at one size):
-// begun once, each call inside a range of its own (push before the call,
-// pop after it), ended once. One pass only: the calls are not replayed.
-// Ending decodes the ranges into a record (CUPTI's counter data image,
-// valid until the next collection) that the judge reads with the functions
-// below, in its own process: the values are never computed where the
-// student's code runs. Each false with why.
-bool counters_session_begin(char *why, size_t why_size);
-bool counters_range_push(char *why, size_t why_size);
-bool counters_range_pop(char *why, size_t why_size);
-bool counters_session_end(const void **record, size_t *size, char *why, size_t why_size);
+// Counting a call now and then: the profiler disabled between counted
+// calls (enabled, it slows every call of the process) and enabled again
+// for one. counters_collect with values NULL leaves the call's counts in a
+// record (CUPTI's counter data image, valid until the next collection) that
+// the judge reads with the functions below, in its own process: the values
+// are never computed where the student's code runs. Each false with why.
+bool counters_pause(char *why, size_t why_size);
+bool counters_resume(char *why, size_t why_size);
+bool counters_record(const void **record, size_t *size);
 
 // The judge's side: the host half of CUPTI only (no session on the GPU),
 // configured with the same metrics in the same order as the runner's.

@@ -1006,18 +1006,24 @@ struct Call {
     StepTime t;
     int probes;  // probes until the GPU was idle for good (two when honest: a context switch, then a quick one)
     double answered_ms, frozen_ms;  // the judge's clock when the answer came, and when the runner was frozen
+    std::vector<double> counts;     // a counted call's counters (--counters), as the judge read its record
 };
 
-// --counters: the metrics the student's runner counts on every one of its
-// timed samples (counters.h), for the grader's evidence checks. `counting`
-// turns false once a collection failed: the grading goes on without.
+// --counters: the metrics the student's runner collects around a few of
+// its timed samples (counters.h), for the grader's evidence checks.
+// `counting` turns false once a collection failed: the grading goes on
+// without.
 static const char *counters_list;
 static bool counting;
-// Where the student's runner leaves the record of a collection, which the
+// Where the student's runner leaves the record of a counted call, which the
 // judge reads itself (counters_record_values): this process computes the
 // values, not the one that ran the student's code.
 static SharedBuf record_buf;
-static const size_t RECORD_BYTES = 8 << 20;
+// How many of the student's calls are counted in a grading, at least (a
+// collection costs about 0.2 s: the profiler enabled, the call replayed
+// for counters of two passes, disabled again).
+static const int COUNTED_CALLS = 3;
+static const size_t RECORD_BYTES = 4 << 20;
 // Why the judge cannot read the counters here ("" when it can).
 static char reader_why[400];
 
@@ -1051,6 +1057,8 @@ static void counters_not_collected(const char *text) {
     if (!counters_here(why, sizeof why)) result("counters: unavailable: %s", why);
     else result("counters: failed: %s", text);
 }
+
+static bool read_record(uint64_t size, std::vector<double> &counts);
 
 // Calls contestant c on p: prepares its arrays (and flushes L2 when timed),
 // wakes its runner, asks, waits for the answer and then for an idle GPU,
@@ -1103,6 +1111,8 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
         counters_not_collected(a.text + 10);
         return call(p, c, s, timed);  // the sample without counters
     }
+    std::vector<double> counts;
+    if (a.type == MSG_DONE && (m.flags & RUN_COUNTERS) && !read_record(a.bytes[0], counts)) return call(p, c, s, timed);
     if (a.type == MSG_FAIL) {
         const char *text = a.text;
         if (!strncmp(text, "cuda: ", 6)) text += 6;
@@ -1119,6 +1129,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     out.probes = w.end.idle_from;
     out.answered_ms = (answered - t0) / 1000.0;
     out.frozen_ms = (w.frozen_at - t0) / 1000.0;
+    out.counts = counts;
     return out;
 }
 
@@ -1521,61 +1532,58 @@ static void report_times(int c, const std::vector<Call> &calls, double bound_ms)
 
 // ---------------------------------------------------------------- counting
 
-// Asks the student's runner, between calls (untimed), to begin or end a
-// collection; the answer (DONE or FAIL), the runner frozen again.
-static Msg ask_counting(uint32_t type, const char *doing) {
+// The student's runner gets the record's buffer once it is ready, the
+// first runner and the second alike (same_bits_in_a_new_runner).
+static void bind_record(void) {
+    if (!counting) return;
     Runner &r = student_runner;
-    Msg m = msg_init(type, ++r.seq);
-    int fd = -1;
-    if (type == MSG_COUNT_BEGIN) {
-        m.bytes[0] = record_buf.bytes;
-        if ((fd = shared_export(record_buf)) < 0) fail(EXIT_CUDA, "setup: cannot export the counters' record");
-    }
+    const char *doing = "while the counters' record was handed over";
+    Msg m = msg_init(MSG_RECORD_BIND, ++r.seq);
+    m.bytes[0] = record_buf.bytes;
+    int fd = shared_export(record_buf);
+    if (fd < 0) fail(EXIT_CUDA, "setup: cannot export the counters' record");
     thaw(r);
     expect_silence(r, doing);
-    if (msg_send(r.sock, m, &fd, fd >= 0) < 0) await(r, m.seq, doing);
-    if (fd >= 0) close(fd);
+    if (msg_send(r.sock, m, &fd, 1) < 0) await(r, m.seq, doing);
+    close(fd);
     Msg a = await(r, m.seq, doing);
     freeze(r);
-    return a;
+    if (a.type != MSG_DONE) counters_not_collected(!strncmp(a.text, "counters: ", 10) ? a.text + 10 : a.text);
 }
 
-// Opens a collection over the student's samples to come; false (said as a
-// result line) when it could not be.
-static bool counting_begin(void) {
-    if (!counting) return false;
-    Msg a = ask_counting(MSG_COUNT_BEGIN, "while the counters were set up");
-    if (a.type == MSG_DONE) return true;
-    counters_not_collected(!strncmp(a.text, "counters: ", 10) ? a.text + 10 : a.text);
-    return false;
-}
-
-// Ends the collection and reads, in this process, the counters of each of
-// the student's `calls` samples at size p: the lines of each counted call
-// are "counters: SIZE work IN OUT FLOPS" (the work any correct answer must
-// do there: bytes of its inputs and outputs, FLOPs, which the grader's
-// shares are taken of) and one "counter: NAME VALUE" per metric. A record
-// that does not hold exactly one range per call counts nothing (the
-// grader fails the requirement closed). `report` false: a timing done again
-// (neighbours), whose counts are dropped with it.
-static void counting_end(const Problem &p, int calls, bool report) {
-    Msg a = ask_counting(MSG_COUNT_END, "while the counters were read");
-    if (a.type != MSG_DONE) {
-        counters_not_collected(!strncmp(a.text, "counters: ", 10) ? a.text + 10 : a.text);
-        return;
-    }
-    if (!report) return;
+// Reads the record of a counted call (`size` bytes, the runner says) and
+// its values, in this process; false (said as a result line) when it holds
+// anything but the one call.
+static bool read_record(uint64_t size, std::vector<double> &counts) {
     char why[400] = "";
-    size_t size = a.bytes[0];
-    std::vector<unsigned char> record(std::min(size, record_buf.bytes));
-    CK(cudaMemcpy(record.data(), record_buf.ptr, record.size(), cudaMemcpyDeviceToHost));
-    int ranges = size <= record_buf.bytes ? counters_record_ranges(record.data(), record.size(), why, sizeof why) : -1;
-    if (ranges != calls) {
-        if (ranges >= 0 || !why[0])
-            snprintf(why, sizeof why, "the record holds %d counted calls, not the %d samples", ranges, calls);
+    if (size == 0 || size > record_buf.bytes) {
+        snprintf(why, sizeof why, "a record of %llu bytes", (unsigned long long)size);
         counters_not_collected(why);
-        return;
+        return false;
     }
+    std::vector<unsigned char> record(size);
+    CK(cudaMemcpy(record.data(), record_buf.ptr, size, cudaMemcpyDeviceToHost));
+    int ranges = counters_record_ranges(record.data(), size, why, sizeof why);
+    double values[MAX_COUNTERS];
+    if (ranges != 1 && !why[0]) snprintf(why, sizeof why, "the record holds %d calls, not the one counted", ranges);
+    if (ranges != 1 || !counters_record_values(record.data(), size, 0, values, why, sizeof why)) {
+        counters_not_collected(why);
+        return false;
+    }
+    int n = 0;
+    for (const char *name = counters_list; *name && n < MAX_COUNTERS; n++) {
+        size_t len = strcspn(name, ",");
+        name += len + (name[len] == ',');
+    }
+    counts.assign(values, values + n);
+    return true;
+}
+
+// The lines of one counted call of the student's at size p: "counters: SIZE
+// work IN OUT FLOPS" (the work any correct answer must do there: bytes of
+// its inputs and outputs, FLOPs, which the grader's shares are taken of),
+// then one "counter: NAME VALUE" per metric.
+static void report_counters(const Problem &p, const std::vector<double> &counts) {
     double in = 0, out = 0;
     for (int i = 0; i < kind.narrays; i++) {
         double bytes = (double)bytes_of(kind.arrays[i], p.len[i]);
@@ -1583,22 +1591,15 @@ static void counting_end(const Problem &p, int calls, bool report) {
         if (role == ROLE_IN || role == ROLE_INOUT) in += bytes;
         if (role == ROLE_OUT || role == ROLE_INOUT) out += bytes;
     }
-    char size_text[64];
-    dims_text(p.dims, size_text, sizeof size_text);
+    char size[64];
+    dims_text(p.dims, size, sizeof size);
     double flops = kind.flops ? kind.flops(p.dims) : kind.product_flops ? kind.product_flops(p.dims) : 0.0;
-    for (int k = 0; k < ranges; k++) {
-        double values[MAX_COUNTERS];
-        if (!counters_record_values(record.data(), record.size(), k, values, why, sizeof why)) {
-            counters_not_collected(why);
-            return;
-        }
-        result("counters: %s work %.0f %.0f %.0f", size_text, in, out, flops);
-        const char *name = counters_list;
-        for (int i = 0; i < MAX_COUNTERS && *name; i++) {
-            size_t n = strcspn(name, ",");
-            result("counter: %.*s %.17g", (int)n, name, values[i]);
-            name += n + (name[n] == ',');
-        }
+    result("counters: %s work %.0f %.0f %.0f", size, in, out, flops);
+    const char *name = counters_list;
+    for (size_t i = 0; i < counts.size() && *name; i++) {
+        size_t n = strcspn(name, ",");
+        result("counter: %.*s %.17g", (int)n, name, counts[i]);
+        name += n + (name[n] == ',');
     }
 }
 
@@ -1617,7 +1618,11 @@ static void log_call(const char *size, const char *when, int c, const Call &k, b
 // How a timed size ended: timed, wrong, or timed only beside other work.
 enum TimedEnd { TIMED_FAIR, TIMED_WRONG, TIMED_BUSY };
 
-static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms, bool with_counters) {
+// The counted calls of the timing being made (their counters, as read).
+static std::vector<std::vector<double>> counted_calls;
+
+static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms, bool with_counters,
+                          int counted) {
     char size[64];
     dims_text(dims, size, sizeof size);
     result("timed: %s", size);  // the lines up to the next "timed:" are this size's
@@ -1682,13 +1687,17 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             if (round >= 2 && (now_us() - t0) / 1000 >= warmup_ms) break;
         }
         trace("timed %s: warm-up", size);
-        // With --counters every one of the student's samples is counted, a
-        // range of its own in one collection: no call of the student's can
-        // tell a counted sample from one that is not, and a sample that does
-        // other work than the rest shows in its own counts.
-        bool counted = with_counters && counting_begin();
-        int student_samples = 0;
-        for (int k = 0; k < samples && ok; k++) {
+        // With --counters, `counted` more rounds, picked at random among
+        // them, count the student's call instead of timing it (its time is
+        // set aside: the profiler slows a call): every timed size has calls
+        // counted, none the student can pick out by its place.
+        std::vector<bool> counted_round(samples + (with_counters ? counted : 0), false);
+        for (int picked = 0; with_counters && picked < counted;) {
+            size_t k = unpredictable_seed() % counted_round.size();
+            if (!counted_round[k]) counted_round[k] = true, picked++;
+        }
+        counted_calls.clear();
+        for (int k = 0; k < (int)counted_round.size() && ok; k++) {
             uint64_t sample_seed = unpredictable_seed();
             problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
             s = scalars_for(sample_seed);
@@ -1696,9 +1705,14 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             for (int j = 0; j < CONTESTANTS; j++) {
                 int c = (j + k) % CONTESTANTS;  // rotate who goes first
                 if (!takes_part(c)) continue;
-                Call one = call(p, c, s, true, counted && c == STUDENT);
+                bool count = c == STUDENT && counted_round[k] && counting;
+                Call one = call(p, c, s, true, count);
+                if (count) {
+                    if (!one.counts.empty()) counted_calls.push_back(one.counts);
+                    last = &runner_for(c);
+                    continue;  // a counted call is not a timed one
+                }
                 t[c].push_back(one);
-                student_samples += c == STUDENT;
                 bool as_student_calls = &runner_for(c) != last;
                 last = &runner_for(c);
                 log_call(size, "sample", c, one, c != STUDENT && as_student_calls);
@@ -1723,10 +1737,9 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             snprintf(neighbours, sizeof neighbours, "%d of %d calls of the reference and the baselines waited for "
                      "another process's work", busy_trusted, trusted_calls);
         fair = ok && !neighbours[0];
-        if (counted) {  // the counts of a wrong sample mean nothing; those of a timing done again go with it
-            counting_end(p, student_samples, ok && (fair || attempt == NEIGHBOUR_RETRIES));
-            trace("timed %s: the counters of your samples read", size);
-        }
+        // the counts of a wrong sample mean nothing; those of a timing done again go with it
+        if (ok && (fair || attempt == NEIGHBOUR_RETRIES))
+            for (const std::vector<double> &counts : counted_calls) report_counters(p, counts);
         // another process's context (idle, NVML said) may still have made a call wait: not the student's doing
         if (fair && strangers) busy = 0;
         if (!ok || fair) break;
@@ -1857,6 +1870,7 @@ static Msg await_student_runner(void) {
     if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
     if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
     freeze(student_runner);
+    bind_record();
     return m;
 }
 
@@ -1980,8 +1994,11 @@ int main(int argc, char **argv) {
     // touched its buffers, so a shorter warm-up by time (still at least three
     // rounds) is enough; 0.1 s less for each (ex41 has four sizes).
     const double later_warmup_ms = std::min(warmup_ms, 50.0);
+    // At least COUNTED_CALLS counted calls in all, at every timed size.
+    const int counted_per_size = std::max(1, (COUNTED_CALLS + (int)timing.size() - 1) / std::max(1, (int)timing.size()));
     for (size_t k = 0; k < timing.size() && ok && end == TIMED_FAIR; k++) {
-        end = timed_run(timing[k], seed + k, samples, k == 0 ? warmup_ms : later_warmup_ms, counting);
+        end = timed_run(timing[k], seed + k, samples, k == 0 ? warmup_ms : later_warmup_ms, counting,
+                        counted_per_size);
         ok = end != TIMED_WRONG;
     }
     result("done: %s", !ok ? "wrong" : end == TIMED_BUSY ? "busy" : "correct");

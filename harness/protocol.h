@@ -28,18 +28,16 @@ enum MsgType : uint32_t {
     MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars, flags
     MSG_DONE,       // runner -> judge: seq, event_ms (and the counters of a RUN_COUNTERS call)
     MSG_FAIL,       // runner -> judge: seq, text = what failed ("cuda: ...", "load: ...")
-    MSG_COUNT_BEGIN,  // judge -> student runner: open a collection of the counters; one fd attached,
-                      // bytes[0] long: where its record goes (the judge reads it)
-    MSG_COUNT_END,    // judge -> student runner: end it; DONE says the record's length in bytes[0]
+    MSG_RECORD_BIND,  // judge -> student runner: one fd attached, bytes[0] long: where the record of each
+                      // counted call goes (the judge reads it); DONE of a RUN_COUNTERS says its length in bytes[0]
 };
 
 // Who a RUN is for. The student runner serves only STUDENT; the trusted
 // runner serves the others.
 enum Contestant { STUDENT, REFERENCE, LIBRARY, COPY, CONTESTANTS };
 
-// RUN flags: count this call in the open collection of the hardware
-// counters the runner was started with (--counters): a range of its own
-// (counters.h).
+// RUN flags: collect the hardware counters the runner was started with
+// (--counters) around this call (counters.h).
 enum : int32_t { RUN_COUNTERS = 1 };
 
 struct Msg {

@@ -119,6 +119,78 @@ static void call_once(void *p) {
     if (c.err == cudaSuccess) c.err = err;
 }
 
+// Before a counters pass after the first: the arrays as the judge gave them
+// (read-write arrays restored, outputs and scratch poisoned as it does), so
+// that every pass makes the same call.
+static void restore_arrays(void *p) {
+    CallCtx &c = *(CallCtx *)p;
+    for (int i = 0; i < c.s->narrays && c.err == cudaSuccess; i++) {
+        ArrayRole role = kind.arrays[i].role;
+        if (role == ROLE_INOUT) c.err = cudaMemcpy(c.args[i], c.saved[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+        else if (role == ROLE_OUT || role == ROLE_SCRATCH) c.err = cudaMemset(c.args[i], 0xFF, c.s->buf[i].bytes);
+    }
+}
+
+// One call inside a collection of the counters (opened already); its
+// read-write arrays are kept to be restored before each pass after the
+// first. False when the collection failed (why says so); a CUDA error of
+// the call itself is in c.err.
+static bool call_with_counters(CallCtx &c, double *values, char *why, size_t why_size) {
+    c.saved.assign((size_t)c.s->narrays, nullptr);
+    for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
+        if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
+            c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
+    bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, why_size);
+    for (void *p : c.saved) cudaFree(p);
+    c.saved.clear();
+    return collected;
+}
+
+// Where the record of a counted call goes: the judge's buffer, bound once
+// (MSG_RECORD_BIND, one fd, bytes[0] long); the judge reads it itself.
+static SharedBuf record_buf;
+
+static void bind_record(const Msg &m, int *fds, int nfds) {
+    char why[400] = "malformed bind";
+    if (nfds != 1 || record_buf.ptr || !shared_import(&record_buf, fds[0], m.bytes[0], why, sizeof why)) {
+        for (int i = 0; i < nfds && !record_buf.ptr; i++) close(fds[i]);
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        return;
+    }
+    reply(MSG_DONE, m.seq, 0, NULL);
+}
+
+// A counted call (RUN_COUNTERS): the profiler enabled for it alone, the
+// call collected (replayed for counters of several passes), its record
+// copied to the judge's buffer; DONE says the record's length in bytes[0].
+static void count_call(CallCtx &c, const Msg &m) {
+    char why[400] = "the record has no buffer";
+    const void *record = NULL;
+    size_t size = 0;
+    bool counted = counters_ready && record_buf.ptr && counters_resume(why, sizeof why) &&
+                   call_with_counters(c, NULL, why, sizeof why);
+    char paused[400];
+    if (counters_ready && !counters_pause(paused, sizeof paused) && counted) {
+        snprintf(why, sizeof why, "%s", paused);
+        counted = false;
+    }
+    if (!counters_ready) snprintf(why, sizeof why, "%s", counters_why);
+    if (counted && c.err == cudaSuccess && (!counters_record(&record, &size) || size > record_buf.bytes)) {
+        snprintf(why, sizeof why, "the record (%zu bytes) does not fit its buffer (%zu)", size, record_buf.bytes);
+        counted = false;
+    }
+    if (!counted) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        return;
+    }
+    if (c.err == cudaSuccess) c.err = cudaMemcpy(record_buf.ptr, record, size, cudaMemcpyHostToDevice);
+    if (c.err != cudaSuccess) {
+        reply(MSG_FAIL, m.seq, 0, (std::string("cuda: ") + cudaGetErrorString(c.err)).c_str());
+        return;
+    }
+    reply(MSG_DONE, m.seq, c.ms, NULL, size);
+}
+
 // Calls one contestant on a bound slot.
 static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop) {
     if (m.slot < 0 || m.slot >= MAX_SLOTS || slots[m.slot].narrays == 0 ||
@@ -134,66 +206,17 @@ static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop)
     c.stop = stop;
     c.err = cudaSuccess;
     c.ms = 0;
-    // A counted call is a range of its own in the collection the judge
-    // opened (MSG_COUNT_BEGIN): pushed before the events, popped after them,
-    // so that the call is timed as every other sample is.
-    char why[400];
-    if ((m.flags & RUN_COUNTERS) && !counters_range_push(why, sizeof why)) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+    if (m.flags & RUN_COUNTERS) {
+        count_call(c, m);
         return;
     }
     call_once(&c);
-    if ((m.flags & RUN_COUNTERS) && !counters_range_pop(why, sizeof why)) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
-        return;
-    }
     if (c.err != cudaSuccess) {
         std::string text = std::string("cuda: ") + cudaGetErrorString(c.err);
         reply(MSG_FAIL, m.seq, 0, text.c_str());
         return;
     }
     reply(MSG_DONE, m.seq, c.ms, NULL);
-}
-
-// MSG_COUNT_BEGIN: a collection of the counters over the calls to come,
-// its record to go to the judge's buffer (fds[0]) at MSG_COUNT_END.
-static SharedBuf record_buf;
-
-static void count_begin(const Msg &m, int *fds, int nfds) {
-    char why[400] = "";
-    if (nfds != 1 || !counters_ready) {
-        for (int i = 0; i < nfds; i++) close(fds[i]);
-        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + (counters_ready ? "malformed begin" : counters_why)).c_str());
-        return;
-    }
-    shared_free(&record_buf);
-    if (!shared_import(&record_buf, fds[0], m.bytes[0], why, sizeof why) || !counters_session_begin(why, sizeof why)) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
-        return;
-    }
-    reply(MSG_DONE, m.seq, 0, NULL);
-}
-
-static void count_end(const Msg &m) {
-    char why[400] = "";
-    const void *record = NULL;
-    size_t size = 0;
-    if (!counters_session_end(&record, &size, why, sizeof why)) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
-        return;
-    }
-    if (size > record_buf.bytes) {
-        snprintf(why, sizeof why, "counters: the record (%zu bytes) is larger than its buffer (%zu)", size,
-                 record_buf.bytes);
-        reply(MSG_FAIL, m.seq, 0, why);
-        return;
-    }
-    cudaError_t err = cudaMemcpy(record_buf.ptr, record, size, cudaMemcpyHostToDevice);
-    if (err != cudaSuccess) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("cuda: ") + cudaGetErrorString(err)).c_str());
-        return;
-    }
-    reply(MSG_DONE, m.seq, 0, NULL, size);
 }
 
 // Every /dev/nvidia* device: the driver opens some of them lazily.
@@ -326,7 +349,10 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
     }
     // CUPTI is loaded and the counters configured before the syscall filter
     // and before the student's code: nothing of the student's runs yet.
-    if (counters && !(counters_ready = counters_open(counters, counters_why, sizeof counters_why))) counters_close();
+    // Then paused: enabled again for each counted call only.
+    if (counters && !(counters_ready = counters_open(counters, counters_why, sizeof counters_why) &&
+                                       counters_pause(counters_why, sizeof counters_why)))
+        counters_close();
     out->status = "trusted";
     if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();
@@ -385,11 +411,10 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
         case MSG_BIND: bind_slot(m, fds, nfds); break;
         case MSG_UNBIND: unbind_slot(m); break;
         case MSG_RUN: run(m, trusted, setup.start, setup.stop); break;
-        case MSG_COUNT_BEGIN:
-            if (!trusted) count_begin(m, fds, nfds);
+        case MSG_RECORD_BIND:
+            if (!trusted) bind_record(m, fds, nfds);
             else reply(MSG_FAIL, m.seq, 0, "setup: the trusted runner counts nothing");
             break;
-        case MSG_COUNT_END: count_end(m); break;
         default:
             for (int i = 0; i < nfds; i++) close(fds[i]);
             reply(MSG_FAIL, m.seq, 0, "setup: unknown message");
@@ -399,33 +424,6 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
 
 #ifdef GPUCOURSE_STUDENT_RUNNER
 // ---------------------------------------------------------------- diagnose
-
-// Before a counters pass after the first: the arrays as the judge gave them
-// (read-write arrays restored, outputs and scratch poisoned as it does), so
-// that every pass makes the same call.
-static void restore_arrays(void *p) {
-    CallCtx &c = *(CallCtx *)p;
-    for (int i = 0; i < c.s->narrays && c.err == cudaSuccess; i++) {
-        ArrayRole role = kind.arrays[i].role;
-        if (role == ROLE_INOUT) c.err = cudaMemcpy(c.args[i], c.saved[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
-        else if (role == ROLE_OUT || role == ROLE_SCRATCH) c.err = cudaMemset(c.args[i], 0xFF, c.s->buf[i].bytes);
-    }
-}
-
-// One call inside a collection of the counters (opened already); its
-// read-write arrays are kept to be restored before each pass after the
-// first. False when the collection failed (why says so); a CUDA error of
-// the call itself is in c.err.
-static bool call_with_counters(CallCtx &c, double *values, char *why, size_t why_size) {
-    c.saved.assign((size_t)c.s->narrays, nullptr);
-    for (int i = 0; i < c.s->narrays && counters_passes() > 1 && c.err == cudaSuccess; i++)
-        if (kind.arrays[i].role == ROLE_INOUT && (c.err = cudaMalloc(&c.saved[i], c.s->buf[i].bytes)) == cudaSuccess)
-            c.err = cudaMemcpy(c.saved[i], c.args[i], c.s->buf[i].bytes, cudaMemcpyDeviceToDevice);
-    bool collected = c.err != cudaSuccess || counters_collect(call_once, restore_arrays, &c, values, why, why_size);
-    for (void *p : c.saved) cudaFree(p);
-    c.saved.clear();
-    return collected;
-}
 
 // Diagnose mode (gpucourse why): one call of the library at one size, on
 // arrays of this process's own, for a tool that watches this process
@@ -506,7 +504,7 @@ static int diagnose_main(const char *library, const char *size, uint64_t seed, c
     } else {
         double values[MAX_COUNTERS];
         char cwhy[400];
-        bool collected = call_with_counters(c, values, cwhy, sizeof cwhy);
+        bool collected = counters_resume(cwhy, sizeof cwhy) && call_with_counters(c, values, cwhy, sizeof cwhy);
         if (!collected) diagnose_line("counters: failed: %s", cwhy);
         else if (c.err == cudaSuccess) {
             double flops = kind.flops ? kind.flops(dims) : kind.product_flops ? kind.product_flops(dims) : 0.0;
