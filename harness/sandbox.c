@@ -889,7 +889,16 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     }
 }
 
-static void build_filter(Bpf *b, uint32_t pid) {
+/* Whether Landlock binds every thread: entered while the process had one
+ * (sandbox_restrict_files), or with TSYNC (ABI 8). Only then may the
+ * syscall filter leave opens for writing to Landlock's rules. */
+static bool landlock_every_thread;
+
+/* paths_confined: Landlock decides which files open for writing (the
+ * runner's device files, its own tasks' names), so the filter leaves opens
+ * to it: the driver opens a device file again when a profiler is enabled a
+ * second time (a counted call), which a blanket refusal made fail. */
+static void build_filter(Bpf *b, uint32_t pid, bool paths_confined) {
     b->n = 0;
     /* A syscall of another ABI (i386 int 0x80, arm32) has other numbers: kill. */
     emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
@@ -903,6 +912,7 @@ static void build_filter(Bpf *b, uint32_t pid) {
     ret(b, SB_ENOSYS);
 #endif
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        if (paths_confined && (rules[i].verdict == OPEN_READ_ARG1 || rules[i].verdict == OPEN_READ_ARG2)) continue;
         unsigned at = b->n;
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)rules[i].nr, 0, 0);
         emit_verdict(b, rules[i].verdict, pid);
@@ -921,7 +931,7 @@ static int enter_seccomp(SandboxStatus *st) {
         return fail(st, "seccomp probe");
     }
     static Bpf b; /* 8 KB: not on a thread's stack */
-    build_filter(&b, (uint32_t)getpid());
+    build_filter(&b, (uint32_t)getpid(), landlock_every_thread);
     if (b.n > sizeof b.ins / sizeof b.ins[0]) {
         errno = E2BIG;
         return fail(st, "seccomp filter of %u instructions", b.n);
@@ -979,6 +989,14 @@ void sandbox_probe(SandboxStatus *st) {
 static bool files_restricted;
 static SandboxStatus files_status;
 
+static bool one_thread(void) {
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    while (d && readdir(d)) n++;
+    if (d) closedir(d);
+    return n == 3; /* ".", ".." and this thread */
+}
+
 int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status) {
     static const SandboxSpec nothing;
     SandboxStatus scratch;
@@ -987,8 +1005,10 @@ int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status) {
     memset(status, 0, sizeof *status);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(status, "prctl(PR_SET_NO_NEW_PRIVS)");
     if (spec->max_threads > 0 && getuid() != 0) tasks_at_start = user_tasks();
+    bool alone = one_thread();
     if (enter_landlock(spec, status) != 0) return -1;
     files_restricted = true;
+    landlock_every_thread = status->landlock && (alone || status->landlock_abi >= 8);
     files_status = *status;
     return 0;
 }
@@ -1070,6 +1090,7 @@ int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
     if (drop_capabilities(status) != 0) return -1;
     /* 3. files, TCP, signals (unless sandbox_restrict_files did it before any thread existed) */
     if (!files_restricted && enter_landlock(spec, status) != 0) return -1;
+    if (!files_restricted) landlock_every_thread = status->landlock && status->landlock_abi >= 8;
     /* 4. syscalls */
     if (enter_seccomp(status) != 0) return -1;
     /* What an older Landlock lacks, the filter refuses anyway (no socket, no

@@ -678,17 +678,23 @@ static void test_memory_and_metadata(void **state) {
 }
 
 /* Files first, before any thread exists, as the runner does before CUDA
- * starts its threads: then threads started later are bound as well. */
+ * starts its threads: then threads started later are bound as well, and
+ * the filter leaves opens for writing to Landlock: the runner's device file
+ * opens for writing (the driver does so again when a counted call enables
+ * the profiler), nothing else does. */
 static void test_restrict_files_before_threads(void **state) {
     (void)state;
     char *secret = in_dir("hidden/reference.so");
     put_file(g_dir, "hidden/reference.so", "not for students\n");
+    put_file(g_dir, "device", "");
+    char *device = in_dir("device");
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         const char *reads[] = {"/usr/lib", "/lib", "/lib64", NULL};
-        SandboxSpec spec = {.read_paths = reads};
+        const char *writes[] = {device, NULL};
+        SandboxSpec spec = {.read_paths = reads, .write_paths = writes};
         SandboxStatus st;
         if (sandbox_restrict_files(&spec, &st) != 0) _exit(10);
         if (!st.landlock) _exit(77);
@@ -698,11 +704,17 @@ static void test_restrict_files_before_threads(void **state) {
         if (open(secret, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES) _exit(12);
         if (open("/etc/passwd", O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES) _exit(14); /* and nothing else */
         if (sandbox_enter(&spec, &st) != 0 || !st.landlock) _exit(13);
+        fd = open(device, O_RDWR | O_CLOEXEC);
+        if (fd < 0) _exit(15);
+        close(fd);
+        if (open(secret, O_WRONLY | O_CLOEXEC) >= 0) _exit(16);
+        if (open(secret, O_RDWR | O_TRUNC | O_CLOEXEC) >= 0) _exit(17);
         _exit(0);
     }
     int status = 0;
     waitpid(pid, &status, 0);
     free(secret);
+    free(device);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 77) skip();
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
