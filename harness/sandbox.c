@@ -400,7 +400,8 @@ enum verdict {
     PRCTL_OPTIONS, /* EPERM for the prctl options below, others allowed */
     OPEN_READ_ARG1, /* open: EPERM when the flags (arg1) ask to write or create */
     MMAP_CHECKED,   /* mmap: EPERM for memory both writable and executable (prot in arg2) and
-                       for shared anonymous memory, which RLIMIT_DATA does not count (flags in arg3) */
+                       for shared anonymous memory, which RLIMIT_DATA does not count (flags in arg3),
+                       but where the driver places it (SB_DRIVER_WINDOW_HI) */
     PROT_NOT_X,     /* mprotect: EPERM when it makes memory executable (prot in arg2) */
     OPEN_READ_ARG2, /* openat: the same with the flags in arg2 */
     NOT_A_TTY,      /* ioctl: ENOTTY for every terminal request ('T' in arg1's type byte) */
@@ -788,6 +789,18 @@ static const struct rule rules[] = {
 
 /* The low 32 bits of args[1] and args[2] (open and openat flags). */
 #define SB_ARG_LO(i) (SB_ARG0_LO + 8 * (i))
+/* The high 32 bits of args[0] (an address's upper half) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SB_ARG0_HI (offsetof(struct seccomp_data, args))
+#else
+#define SB_ARG0_HI (offsetof(struct seccomp_data, args) + 4)
+#endif
+/* Shared anonymous memory the CUDA driver places itself, with MAP_FIXED
+ * inside the virtual range it reserves at 8 GiB (CUPTI's counter buffer,
+ * mapped again each time a counted call enables the profiler: 2 MiB at
+ * 0x206000000 on the H100): allowed only in [SB_DRIVER_WINDOW_HI << 32,
+ * + 4 GiB), which bounds what a student's code can take that way. */
+#define SB_DRIVER_WINDOW_HI 0x2u
 /* open flags that write, create or empty a file */
 #define SB_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
 
@@ -850,10 +863,15 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     case MMAP_CHECKED:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
         emit(b, BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 4, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 9, 0);          /* -> EPERM */
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(3), 0, 0);
         emit(b, BPF_ALU | BPF_AND | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 1, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 1, 0); /* shared anonymous */
+        ret(b, SB_ALLOW);
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(3), 0, 0);
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, MAP_FIXED, 0, 3);                        /* not fixed -> EPERM */
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_HI, 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, SB_DRIVER_WINDOW_HI, 0, 1);               /* outside -> EPERM */
         ret(b, SB_ALLOW);
         ret(b, SB_EPERM);
         break;

@@ -498,6 +498,13 @@ static void probe_ipc_and_memory(Report *r) {
     record(r, personality(0x0400000 /* READ_IMPLIES_EXEC */));
     record(r, personality(0xffffffff)); /* a query */
     record(r, open("/tmp", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600));
+    /* shared anonymous memory placed with MAP_FIXED: where the CUDA driver
+     * puts CUPTI's buffer (inside 8-12 GiB) it is allowed, elsewhere not */
+    int shared_rw = PROT_READ | PROT_WRITE, fixed = MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED;
+    void *in_window = mmap((void *)0x206000000UL, 2 << 20, shared_rw, fixed, -1, 0);
+    record(r, in_window == MAP_FAILED ? -1 : 0);
+    void *outside = mmap((void *)0x380000000UL, 2 << 20, shared_rw, fixed, -1, 0);
+    record(r, outside == MAP_FAILED ? -1 : 0);
 }
 
 /* No System V IPC, which outlives the process; no memory that RLIMIT_DATA
@@ -506,13 +513,15 @@ static void test_ipc_and_memory(void **state) {
     (void)state;
     Report r = run_sandboxed(NULL, probe_ipc_and_memory);
     need_seccomp(&r);
-    assert_int_equal(r.n, 10);
+    assert_int_equal(r.n, 12);
     for (int i = 0; i < 5; i++) assert_refused(r, i, EPERM);
     assert_int_equal(r.ret[5], 0);
     assert_int_equal(r.ret[6], -1);
     assert_refused(r, 7, EPERM);
     assert_true(r.ret[8] >= 0);
     assert_int_equal(r.ret[9], -1);
+    assert_int_equal(r.ret[10], 0);
+    assert_refused(r, 11, EPERM);
 }
 
 static void probe_capabilities(Report *r) {
