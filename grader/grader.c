@@ -912,9 +912,9 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     /* the shared harness, also for a course of its own; the kind may be the course's own */
     char *hdir = xstrdup(c->harness_dir);
     /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library */
-    static const char *const judge_files[] = {"main.cu",     "runner.cu", "protocol.cu", "rules.c",
-                                              "sandbox.c",   "counters.cu", "neighbours.c"};
-    static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu"};
+    static const char *const judge_files[] = {"main.cu",     "runner.cu",   "protocol.cu", "rules.c",
+                                              "sandbox.c",   "counters.cu", "neighbours.c", "modules.cu"};
+    static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu", "modules.cu"};
     enum { NJUDGE = ARRAY_SIZE(judge_files), NRUNNER = ARRAY_SIZE(runner_files) };
     char *kind_cu = course_kind_path(c, e->kind);
     /* what every kind shares, compiled once into objects (build/harness-obj/), then linked with each kind's file */

@@ -28,6 +28,8 @@ enum MsgType : uint32_t {
     MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars, flags
     MSG_DONE,       // runner -> judge: seq, event_ms (and the counters of a RUN_COUNTERS call)
     MSG_FAIL,       // runner -> judge: seq, text = what failed ("cuda: ...", "load: ...")
+    MSG_MODULES,    // judge -> runner: one fd attached, a pipe's write end: every module the process loaded goes
+                    // through it (modules.h), then DONE, or FAIL with text "modules: why"
 };
 
 // Who a RUN is for. The student runner serves only STUDENT; the trusted
