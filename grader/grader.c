@@ -4,6 +4,7 @@
 #include "gpulock.h"
 #include "sass.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -292,6 +293,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         return;
     }
     if (evidence_parse_line(&r->counters, key, val)) return;
+    if (loaded_parse_line(&r->loaded, key, val)) return;
     if (!strcmp(key, "seed")) r->seed = strtoull(val, NULL, 10);
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
     else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
@@ -755,6 +757,120 @@ static bool check_library(const Exercise *e, const char *lib, GradeResult *r) {
     return r->verdict != V_REQUIREMENT;
 }
 
+/* ------------------------------------------------------------ code loaded at run time */
+
+/* Whether the modules the student's process loaded are checked: the judge
+ * asked for counters (the exercise has evidence), and the answer is
+ * correct. */
+static bool loaded_checked(const Exercise *e, const GradeResult *r) {
+    return e->nevidence > 0 && (r->verdict == V_PASS || r->verdict == V_SLOW);
+}
+
+void grade_check_loaded(GradeResult *r, const Exercise *e, const StrList *cubins) {
+    if (!loaded_checked(e, r)) return;
+    const LoadedModules *m = &r->loaded;
+    if (m->status == LOADED_NONE) {
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: the judge reported no record of the machine code your process loaded "
+                    "at run time, and this exercise is passed only with it (is the harness in the build cache older "
+                    "than gpucourse?)");
+        return;
+    }
+    if (m->status == LOADED_FAILED) {
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but the machine code your process loaded at run time could not be recorded (%s): this "
+                    "exercise is passed only with that record",
+                    m->why);
+        return;
+    }
+    if (!loaded_complete(m)) {
+        set_verdict(r, V_REQUIREMENT,
+                    "your code loaded more machine code at run time than the harness keeps (%lld modules): only the "
+                    "kernels nvcc compiled from your file are graded",
+                    m->loaded);
+        return;
+    }
+    int foreign = cubins ? loaded_foreign(m, cubins) : m->n > 0 ? -2 : -1;
+    if (foreign == -2) {
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: the machine code your process loaded at run time could not be compared "
+                    "with your compiled code: %s",
+                    cubins ? last_error() : "nothing to compare it with");
+        return;
+    }
+    if (foreign >= 0)
+        set_verdict(r, V_REQUIREMENT,
+                    "your code loaded machine code at run time (cuModuleLoadData or similar): only the kernels nvcc "
+                    "compiled from your file are graded (module %d of %lld, %lld bytes, is none of them: %s)",
+                    foreign + 1, m->loaded, m->bytes[foreign], m->path[foreign]);
+}
+
+/* Adds the cubins of `file` (a directory of its own under dir) to out. A
+ * file without device code adds none; -1 with error set. */
+static int extract_into(const char *cuobjdump, const char *file, const char *dir, int k, StrList *out) {
+    char *sub = xprintf("%s/%d", dir, k);
+    int rc = make_dirs(sub);
+    if (rc == 0) rc = loaded_extract(cuobjdump, file, sub, out) < 0 ? -1 : 0;
+    free(sub);
+    return rc;
+}
+
+static void remove_extracted(const char *dir, const StrList *cubins, int nsub) {
+    for (int i = 0; i < cubins->count; i++) unlink(cubins->items[i]);
+    for (int k = 0; k < nsub; k++) {
+        char *sub = xprintf("%s/%d", dir, k);
+        rmdir(sub);
+        free(sub);
+    }
+    rmdir(dir);
+}
+
+/* The rule on the modules loaded at run time, with the cubins it compares
+ * them with: the student's library's and the runner's, and only when one
+ * of those does not match, the libraries the runner may load from the
+ * toolkit (CUPTI, the CUDA runtime), which hold more and are unpacked only
+ * then. The cubins are unpacked into a directory of this grading's in the
+ * build directory and removed after. */
+static void check_loaded(const Toolchain *t, const Exercise *e, const char *student_so, const CourseParts *parts,
+                         const Workspace *w, GradeResult *r) {
+    if (!loaded_checked(e, r)) return;
+    if (r->loaded.status != LOADED_RECORDED || !loaded_complete(&r->loaded) || r->loaded.n == 0) {
+        grade_check_loaded(r, e, &(StrList){0});
+        return;
+    }
+    char *cuobjdump = toolchain_tool(t, "cuobjdump");
+    char *dir = xprintf("%s/modules-XXXXXX", w->build);
+    StrList cubins = {0};
+    int nsub = 0, rc = 0;
+    if (!cuobjdump) rc = error("cuobjdump, which unpacks your compiled code to compare, was not found; it ships with "
+                               "the CUDA Toolkit (package cuda-cuobjdump-X-Y)");
+    else if (!mkdtemp(dir)) rc = error("cannot make a directory in %s: %s", w->build, strerror(errno));
+    else {
+        rc = extract_into(cuobjdump, student_so, dir, nsub++, &cubins);
+        if (rc == 0) rc = extract_into(cuobjdump, parts->runner, dir, nsub++, &cubins);
+        if (rc == 0 && loaded_foreign(&r->loaded, &cubins) >= 0) {
+            char *cupti = toolchain_cupti(t);
+            char *cudart = t->cuda_home ? xprintf("%s/lib64/libcudart.so", t->cuda_home) : NULL;
+            const char *runtime[] = {cupti, cudart};
+            for (size_t i = 0; i < ARRAY_SIZE(runtime); i++) /* a library that cannot be unpacked adds none */
+                if (runtime[i] && file_exists(runtime[i])) extract_into(cuobjdump, runtime[i], dir, nsub++, &cubins);
+            free(cupti);
+            free(cudart);
+        }
+    }
+    if (rc < 0)
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: the machine code your process loaded at run time could not be compared "
+                    "with your compiled code: %s",
+                    last_error());
+    else grade_check_loaded(r, e, &cubins);
+    if (nsub) remove_extracted(dir, &cubins, nsub);
+    else if (cuobjdump) rmdir(dir);
+    strlist_free(&cubins);
+    free(cuobjdump);
+    free(dir);
+}
+
 /* What an instruction pattern is (the whole pattern, else its opcode), so
  * that a message about it says what the code lacks or must not have. */
 static const char *opcode_meaning(const char *pattern) {
@@ -912,9 +1028,9 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     /* the shared harness, also for a course of its own; the kind may be the course's own */
     char *hdir = xstrdup(c->harness_dir);
     /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library */
-    static const char *const judge_files[] = {"main.cu",     "runner.cu", "protocol.cu", "rules.c",
-                                              "sandbox.c",   "counters.cu", "neighbours.c"};
-    static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu"};
+    static const char *const judge_files[] = {"main.cu",     "runner.cu",   "protocol.cu", "rules.c",
+                                              "sandbox.c",   "counters.cu", "neighbours.c", "modules.cu"};
+    static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu", "modules.cu"};
     enum { NJUDGE = ARRAY_SIZE(judge_files), NRUNNER = ARRAY_SIZE(runner_files) };
     char *kind_cu = course_kind_path(c, e->kind);
     /* what every kind shares, compiled once into objects (build/harness-obj/), then linked with each kind's file */
@@ -1318,6 +1434,11 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     free(gpu_env);
     gpu_unlock(&lock);
     step = now_seconds();
+    /* code loaded at run time first: the rest of the checks read only the compiled code */
+    check_loaded(&t, e, student_so, &parts, w, r);
+    step = trace_step(&r->trace, e->nevidence > 0 ? "compare the code loaded at run time (cuobjdump)"
+                                                  : "no code loaded at run time to compare",
+                      step);
     /* the machine code first: a missing instruction says more than the counters of its absence */
     check_sass(&t, e, student_so, r);
     step = trace_step(&r->trace, sass_checked(e, r) ? "check the machine code (cuobjdump, unless read before)" : "no machine code to check", step);

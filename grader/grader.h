@@ -10,6 +10,7 @@
 #include "../src/workspace.h"
 #include "evidence.h"
 #include "kernels.h"
+#include "loaded.h"
 #include "toolchain.h"
 #include "trace.h"
 
@@ -150,6 +151,7 @@ typedef struct {
     double tflops_student, tflops_reference, tflops_library;   /* compute-bound kinds */
     double floor_reference, floor_baseline, floor_library;
     Counters counters;          /* the GPU's counters around one of the student's calls (evidence) */
+    LoadedModules loaded;       /* the machine code the student's process loaded at run time (with counters) */
     EvidenceLine evidence[MAX_EVIDENCE]; /* the exercise's evidence keys as measured */
     int nevidence;
     unsigned compiler_repairs;  /* ptxas's wgmma repairs seen anywhere in nvcc's output (grade_scan_repairs) */
@@ -211,6 +213,16 @@ typedef struct {
  * evidence keys require, and is never a pass when they could not be
  * collected (grader/evidence.h). */
 void grade_check_evidence(GradeResult *r, const Exercise *e);
+
+/* A passing (or slow) result of an exercise with evidence (whose judge
+ * asked for counters, and so for the modules the student's process loaded)
+ * becomes "requirement not met" when that process loaded machine code at
+ * run time that is none of `cubins` (the cubins of the compiled library,
+ * the runner and the libraries the runner may load: grader/loaded.h), or
+ * more than the runner keeps, or could not record it; and is never a pass
+ * when the judge reported no record (setup error). cubins may be NULL when
+ * r's record alone decides. */
+void grade_check_loaded(GradeResult *r, const Exercise *e, const StrList *cubins);
 
 /* A passing (or slow) result becomes "requirement not met" when the
  * machine code lacks an instruction of e's required_sass or has one of its

@@ -25,6 +25,7 @@
 // lines (grader/grader.c reads them); no runner holds that descriptor.
 #include "harness.h"
 #include "inputs.h"
+#include "modules.h"
 #include "neighbours.h"
 #include "protocol.h"
 #include "rules.h"
@@ -1133,6 +1134,55 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     return out;
 }
 
+// ---------------------------------------------------------------- run-time code
+
+// Where counters are asked, the modules the student's process loaded
+// (modules.h), asked for after its calls: each written beside the student's
+// library as PREFIX.module-N.cubin (numbered on across the runners of one
+// grading), and said in result lines for the grader, which compares them
+// with the compiled code: "modules: LOADED", then "module: N BYTES PATH"
+// ("-": the runner kept no bytes), or "modules: failed: why".
+static char modules_prefix[4200];
+static int modules_written;
+
+static void collect_student_modules(void) {
+    Runner &r = student_runner;
+    if (!counters_list || r.pid <= 0) return;
+    if (modules_written == 0)  // what an earlier grading left is not this one's
+        for (int k = 1; k <= 2 * MODULES_KEPT; k++) {
+            char old[4300];
+            snprintf(old, sizeof old, "%s.module-%d.cubin", modules_prefix, k);
+            unlink(old);
+        }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) fail(EXIT_CUDA, "setup: pipe: %s", strerror(errno));
+    const char *doing = "while reading the record of the modules your process loaded";
+    Msg m = msg_init(MSG_MODULES, ++r.seq);
+    thaw(r);
+    expect_silence(r, doing);
+    bool sent = msg_send(r.sock, m, &fds[1], 1) == 0;
+    close(fds[1]);  // the runner's copy is the only writer: its end ends the stream
+    uint64_t loaded = 0;
+    std::vector<ModuleSeen> seen;
+    char why[400] = "";
+    int got = sent ? modules_receive(fds[0], modules_prefix, modules_written + 1, 30, &loaded, &seen, why, sizeof why)
+                   : 0;
+    close(fds[0]);
+    if (got == -2) fail(EXIT_CUDA, "setup: %s", why);
+    if (got == -1) violation("protocol", "the record of the machine code your process loaded came back broken (%s)", why);
+    Msg a = await(r, m.seq, doing);
+    freeze(r);
+    if (got == 0 || a.type != MSG_DONE) {
+        result("modules: failed: %s", a.type == MSG_FAIL && !strncmp(a.text, "modules: ", 9) ? a.text + 9
+                                      : "the runner sent no record of the modules its process loaded");
+        return;
+    }
+    result("modules: %llu", (unsigned long long)loaded);
+    for (const ModuleSeen &s : seen)
+        result("module: %d %llu %s", ++modules_written, (unsigned long long)s.bytes,
+               s.path.empty() ? "-" : s.path.c_str());
+}
+
 // ---------------------------------------------------------------- CHECK_REL_NORM
 
 // The verdict of a norm check, as result lines: "norm: SIZE ERROR BOUND"
@@ -1318,6 +1368,7 @@ static Msg await_student_runner(void);
 // file), then each check size is called on the same inputs (the same seed)
 // and its outputs compared bit for bit with the first call's.
 static bool same_bits_in_a_new_runner(const char *runner, const char *student) {
+    collect_student_modules();  // the first runner's, before it goes
     retired_student_runner = student_runner.pid;
     kill(student_runner.pid, SIGKILL);
     waitpid(student_runner.pid, NULL, 0);
@@ -1938,6 +1989,10 @@ int main(int argc, char **argv) {
     *strrchr(build_dir, '/') = '\0';
     allowed_in_build_dir[0] = realpath(runner, NULL);
     allowed_in_build_dir[1] = realpath(student, NULL);
+    const char *student_base = strrchr(student, '/') ? strrchr(student, '/') + 1 : student;
+    int base_len = (int)strlen(student_base);
+    if (base_len > 3 && !strcmp(student_base + base_len - 3, ".so")) base_len -= 3;
+    snprintf(modules_prefix, sizeof modules_prefix, "%s/%.*s", build_dir, base_len, student_base);
     library_dirs = sandbox_library_dirs();
     char warm_size[64] = "";
     if (!check.empty()) dims_text(check[0], warm_size, sizeof warm_size);
@@ -2001,6 +2056,7 @@ int main(int argc, char **argv) {
                         counted_per_size);
         ok = end != TIMED_WRONG;
     }
+    if (ok) collect_student_modules();
     result("done: %s", !ok ? "wrong" : end == TIMED_BUSY ? "busy" : "correct");
     trace("done");
     finish(EXIT_DONE);

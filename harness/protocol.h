@@ -26,10 +26,12 @@ enum MsgType : uint32_t {
     MSG_BIND,       // judge -> runner: slot, narrays, bytes[]; one fd per array attached
     MSG_UNBIND,     // judge -> runner: forget slot
     MSG_RUN,        // judge -> runner: call contestant `who` on slot with dims, scalars, flags
-    MSG_DONE,       // runner -> judge: seq, event_ms (and the counters of a RUN_COUNTERS call)
+    MSG_DONE,       // runner -> judge: seq, event_ms (a RUN_COUNTERS call: its record's length in bytes[0])
     MSG_FAIL,       // runner -> judge: seq, text = what failed ("cuda: ...", "load: ...")
     MSG_RECORD_BIND,  // judge -> student runner: one fd attached, bytes[0] long: where the record of each
                       // counted call goes (the judge reads it); DONE of a RUN_COUNTERS says its length in bytes[0]
+    MSG_MODULES,    // judge -> runner: one fd attached, a pipe's write end: every module the process loaded goes
+                    // through it (modules.h), then DONE, or FAIL with text "modules: why"
 };
 
 // Who a RUN is for. The student runner serves only STUDENT; the trusted

@@ -17,6 +17,7 @@
 #include "counters.h"
 #include "harness.h"
 #include "inputs.h"
+#include "modules.h"
 #include "protocol.h"
 #include "sandbox.h"
 
@@ -219,6 +220,16 @@ static void run(const Msg &m, bool trusted, cudaEvent_t start, cudaEvent_t stop)
     reply(MSG_DONE, m.seq, c.ms, NULL);
 }
 
+// The judge asks, after the student's calls, for the modules this process
+// loaded: their bytes go through the pipe it sent (modules.h).
+static void send_modules(const Msg &m, int *fds, int nfds) {
+    char why[400] = "no pipe came with the request";
+    bool sent = nfds == 1 && modules_send(fds[0], why, sizeof why);
+    for (int i = 0; i < nfds; i++) close(fds[i]);
+    if (sent) reply(MSG_DONE, m.seq, 0, NULL);
+    else reply(MSG_FAIL, m.seq, 0, (std::string("modules: ") + why).c_str());
+}
+
 // Every /dev/nvidia* device: the driver opens some of them lazily.
 static void add_nvidia_devices(std::vector<std::string> &out) {
     const char *dirs[] = {"/dev", "/dev/nvidia-caps"};
@@ -296,6 +307,10 @@ static std::string sandbox_text(const SandboxStatus &st) {
     return text;
 }
 
+// The student's runner serving a judge that asks for counters records the
+// modules its process loads (not in diagnose mode: nobody asks there).
+static bool record_modules;
+
 // What runner_setup made: the events the calls are timed with, and how
 // the student's code is confined.
 struct Setup {
@@ -347,6 +362,10 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
         *why = std::string("cuda: cannot start: ") + cudaGetErrorString(err);
         return 3;
     }
+    // Where counters are asked (chapters 7-11), every module loaded from now
+    // on is recorded (modules.h): before the student's library, so none of
+    // its code loads unseen.
+    if (record_modules) modules_watch();
     // CUPTI is loaded and the counters configured before the syscall filter
     // and before the student's code: nothing of the student's runs yet.
     // Then paused: enabled again for each counted call only.
@@ -396,6 +415,7 @@ static void warm_library(const char *size) {
 int runner_main(bool trusted, const char *library, const char *counters, const char *warm) {
     Setup setup;
     std::string why;
+    record_modules = !trusted && counters != NULL;
     if (int rc = runner_setup(trusted, library, counters, &setup, &why)) {
         reply(MSG_FAIL, 0, 0, why.c_str());
         return rc;
@@ -415,6 +435,7 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
             if (!trusted) bind_record(m, fds, nfds);
             else reply(MSG_FAIL, m.seq, 0, "setup: the trusted runner counts nothing");
             break;
+        case MSG_MODULES: send_modules(m, fds, nfds); break;
         default:
             for (int i = 0; i < nfds; i++) close(fds[i]);
             reply(MSG_FAIL, m.seq, 0, "setup: unknown message");

@@ -1122,6 +1122,65 @@ static Verdict decide_evidence(const char *name, GradeResult *r) {
     return decide_evidence_for(name, &e, r);
 }
 
+/* Code loaded at run time (issue 45), on recorded judge outputs: each
+ * module the student's process loaded must be byte-identical to a cubin of
+ * the compiled library or the runner (tests/data/modules/: stand-ins, the
+ * foreign one one bit off the library's, of the same size); a foreign
+ * module, more than the runner keeps, a runner that could not record them,
+ * and no record at all never pass. */
+static Verdict decide_loaded(const char *name, const StrList *cubins, GradeResult *r) {
+    Exercise e = wgmma_exercise();
+    decide_evidence_for(name, &e, r);
+    grade_check_loaded(r, &e, cubins);
+    return r->verdict;
+}
+
+static void test_loaded_modules(void **state) {
+    (void)state;
+    StrList cubins = {0};
+    strlist_add(&cubins, "tests/data/modules/library.cubin");
+    strlist_add(&cubins, "tests/data/modules/runner.cubin");
+    GradeResult r;
+
+    /* two runners' records (the determinism check starts a second), every module one of the cubins */
+    assert_int_equal(decide_loaded("modules_identical", &cubins, &r), V_PASS);
+    assert_int_equal(r.loaded.status, LOADED_RECORDED);
+    assert_int_equal(r.loaded.loaded, 2);
+    assert_int_equal(r.loaded.n, 2);
+    assert_string_equal(r.loaded.path[1], "tests/data/modules/student.module-2.cubin");
+    grade_result_free(&r);
+
+    assert_int_equal(decide_loaded("modules_foreign", &cubins, &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "your code loaded machine code at run time (cuModuleLoadData or similar): only "
+                                     "the kernels nvcc compiled from your file are graded"));
+    assert_non_null(strstr(r.reason, "module 3 of 3, 300 bytes"));
+    grade_result_free(&r);
+    /* the same module with nothing to compare it with is not a pass either */
+    assert_int_equal(decide_loaded("modules_identical", NULL, &r), V_SETUP_ERROR);
+    grade_result_free(&r);
+
+    assert_int_equal(decide_loaded("modules_over_cap", &cubins, &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "more machine code at run time than the harness keeps (65 modules)"));
+    grade_result_free(&r);
+
+    assert_int_equal(decide_loaded("modules_failed", &cubins, &r), V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "could not be recorded (subscribing to CUPTI's callbacks"));
+    grade_result_free(&r);
+
+    /* counters but no modules lines: the judge said nothing of them */
+    assert_int_equal(decide_loaded("evidence_pass", &cubins, &r), V_SETUP_ERROR);
+    assert_non_null(strstr(r.reason, "no record of the machine code your process loaded"));
+    grade_result_free(&r);
+
+    /* an exercise without evidence asks for no record */
+    Exercise plain = exercise();
+    assert_int_equal(decide("modules_foreign", &exited_ok, &r), V_PASS);
+    grade_check_loaded(&r, &plain, &cubins);
+    assert_int_equal(r.verdict, V_PASS);
+    grade_result_free(&r);
+    strlist_free(&cubins);
+}
+
 /* A few wholly wrong elements hide in a loose norm; each element's own
  * bound finds them. */
 static void test_gemm_element_bound(void **state) {
@@ -2279,7 +2338,8 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules),
         cmocka_unit_test(test_evidence_counted_calls),
         cmocka_unit_test(test_evidence_partial_sums),
-        cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_sass_matching),
+        cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_loaded_modules),
+        cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),

@@ -1,0 +1,119 @@
+#define _GNU_SOURCE
+#include "loaded.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../src/proc.h"
+
+/* The most a module or a cubin may have: what a runner keeps of all its
+ * modules together (harness/modules.h), and more than any library the
+ * grader reads (libscan's 128 MiB). */
+enum { MODULE_LIMIT = 128 << 20 };
+/* How long cuobjdump may take to unpack one file. */
+enum { EXTRACT_TIMEOUT_S = 120 };
+
+bool loaded_parse_line(LoadedModules *m, const char *key, const char *rest) {
+    if (!strcmp(key, "modules")) {
+        if (!strncmp(rest, "failed: ", 8)) {
+            m->status = LOADED_FAILED;
+            snprintf(m->why, sizeof m->why, "%s", rest + 8);
+            return true;
+        }
+        char *end = NULL;
+        long long n = strtoll(rest, &end, 10);
+        if (end == rest || *end || n < 0) { /* a line the judge never writes: nothing proven */
+            m->status = LOADED_FAILED;
+            snprintf(m->why, sizeof m->why, "the judge's record of them is unreadable: '%.80s'", rest);
+            return true;
+        }
+        m->loaded += n;
+        if (m->status == LOADED_NONE) m->status = LOADED_RECORDED;
+        return true;
+    }
+    if (strcmp(key, "module")) return false;
+    int i = m->n++;
+    if (i >= MAX_LOADED_MODULES) return true; /* counted: loaded_complete says no */
+    int number = 0, at = 0;
+    long long bytes = -1;
+    if (sscanf(rest, "%d %lld %n", &number, &bytes, &at) < 2 || !at) bytes = -1;
+    m->bytes[i] = bytes;
+    const char *path = at ? rest + at : "-";
+    m->path[i][0] = '\0';
+    if (strcmp(path, "-") && strlen(path) < sizeof m->path[i]) snprintf(m->path[i], sizeof m->path[i], "%s", path);
+    return true;
+}
+
+bool loaded_complete(const LoadedModules *m) {
+    if (m->n > MAX_LOADED_MODULES || m->n != m->loaded) return false;
+    for (int i = 0; i < m->n; i++)
+        if (!m->path[i][0] || m->bytes[i] <= 0) return false;
+    return true;
+}
+
+/* The size of a regular file, or -1 with error set. */
+static long long file_size(const char *path) {
+    struct stat st;
+    if (stat(path, &st) < 0) return error("cannot read %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return error("%s is not a file", path);
+    return (long long)st.st_size;
+}
+
+int loaded_foreign(const LoadedModules *m, const StrList *cubins) {
+    int n = m->n < MAX_LOADED_MODULES ? m->n : MAX_LOADED_MODULES;
+    for (int i = 0; i < n; i++) {
+        long long size = file_size(m->path[i]);
+        if (size < 0) return -2;
+        if (size != m->bytes[i]) { /* the judge wrote what it said: a different size is not its file */
+            error("%s has %lld bytes, not the %lld the judge wrote", m->path[i], size, m->bytes[i]);
+            return -2;
+        }
+        size_t len = 0;
+        char *module = read_file_max(m->path[i], MODULE_LIMIT, &len);
+        if (!module) return -2;
+        bool found = false;
+        for (int k = 0; k < cubins->count && !found; k++) {
+            if (file_size(cubins->items[k]) != size) continue; /* sizes first: most differ */
+            size_t clen = 0;
+            char *cubin = read_file_max(cubins->items[k], MODULE_LIMIT, &clen);
+            found = cubin && clen == len && !memcmp(cubin, module, len);
+            free(cubin);
+        }
+        free(module);
+        if (!found) return i;
+    }
+    return -1;
+}
+
+int loaded_extract(const char *cuobjdump, const char *file, const char *dir, StrList *out) {
+    const char *argv[] = {cuobjdump, "-xelf", "all", file, NULL};
+    ProcSpec spec = {.argv = argv, .dir = dir, .timeout_s = EXTRACT_TIMEOUT_S, .capture_limit = 4096};
+    ProcResult res;
+    if (proc_run(&spec, &res) < 0) return -1;
+    int rc = 0;
+    int first_line = (int)strcspn(res.output, "\n");
+    if (res.interrupted) rc = error("cuobjdump was interrupted");
+    else if (res.timed_out) rc = error("cuobjdump did not finish in %d s", EXTRACT_TIMEOUT_S);
+    else if (!res.exited) rc = error("cuobjdump was killed by signal %d (%s)", res.signal, strsignal(res.signal));
+    else if (res.exit_code != 0 && strstr(res.output, "does not contain device code")) rc = 1;
+    else if (res.exit_code != 0)
+        rc = error("cuobjdump -xelf could not unpack %s (exit code %d)%s%.*s", file, res.exit_code,
+                   first_line ? ": " : "", first_line < 200 ? first_line : 200, res.output);
+    proc_result_free(&res);
+    if (rc != 0) return rc;
+    DIR *d = opendir(dir);
+    if (!d) return error("cannot read %s: %s", dir, strerror(errno));
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 6 && !strcmp(e->d_name + len - 6, ".cubin")) {
+            char *path = path_join(dir, e->d_name);
+            strlist_add(out, path);
+            free(path);
+        }
+    }
+    closedir(d);
+    return 0;
+}
