@@ -1533,6 +1533,69 @@ static void test_repairs_in_the_whole_stream(void **state) {
     assert_non_null(strstr(r.reason, "C7519"));
 }
 
+/* ptxas's repair found through grading itself, however much nvcc prints
+ * before it (issue 45: C7519 after 557 KB of deprecation warnings passed
+ * ex30; the log keeps 256 KB), and again on a second grade of the same
+ * file, compiled again or taken from the library cache. A fake nvcc prints
+ * $NOISE bytes of warnings, then the note, and makes an empty library. */
+static void test_repairs_past_the_log(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *nvcc = put_tool(dir, "nvcc",
+                          "#!/bin/sh\n"
+                          "if [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0; fi\n"
+                          "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+                          "i=0; while [ $i -lt $((NOISE / 1000)) ]; do\n"
+                          "    printf 'ex30.cu(162): warning #1444-D: function \"old_api\" was declared deprecated %0921d\\n' $i\n"
+                          "    i=$((i + 1)); done\n"
+                          "echo \"ptxas info    : (C7519) warpgroup.arrive is injected in around line 243 by compiler\"\n"
+                          ": >\"$out\"\n");
+    setenv("GPUCOURSE_NVCC", nvcc, 1);
+    setenv("GPUCOURSE_NO_GPU", "1", 1);
+    StrList problems = {0};
+    Course *c = course_load(".", &problems);
+    assert_non_null(c);
+    char *ws = path_join(dir, "ws");
+    Workspace w;
+    assert_int_equal(workspace_open(c, ws, &w), 0);
+    const Exercise *e = course_find(c, "ex30");
+    static const struct {
+        const char *noise;
+        bool cached; /* the second grade reuses the library: its whole log was kept */
+    } cases[] = {{"600000", false}, {"20000", true}};
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        setenv("NOISE", cases[i].noise, 1);
+        char *file = workspace_exercise_path(&w, e); /* a new text each time: not the last case's library */
+        char *text = xprintf("// case %zu\n", i);
+        assert_int_equal(write_file_atomic(file, text, strlen(text)), 0);
+        for (int grade = 0; grade < 2; grade++) {
+            GradeResult r;
+            grade_exercise(c, &w, e, NULL, &r);
+            if (r.compiler_repairs != 2)
+                fprintf(stderr, "# %s bytes, grade %d: %s: %s (repairs %u)\n", cases[i].noise, grade + 1,
+                        verdict_key(r.verdict), r.reason, r.compiler_repairs);
+            assert_int_equal(r.compiler_repairs, 2); /* bit 1: C7519 */
+            assert_int_equal(r.compile_reused, grade == 1 && cases[i].cached);
+            r.verdict = V_PASS; /* as if the GPU had passed it */
+            grade_check_compiler_repairs(&r);
+            assert_int_equal(r.verdict, V_REQUIREMENT);
+            assert_non_null(strstr(r.reason, "C7519"));
+            grade_result_free(&r);
+        }
+        free(text);
+        free(file);
+    }
+    unsetenv("NOISE");
+    unsetenv("GPUCOURSE_NVCC");
+    unsetenv("GPUCOURSE_NO_GPU");
+    workspace_free(&w);
+    course_free(c);
+    strlist_free(&problems);
+    free(ws);
+    free(nvcc);
+    tmpdir_remove(dir);
+}
+
 /* compute-sanitizer's logs as the H100 wrote them (tools/verify-diagnosis.sh):
  * the finding's class, the line in the student's file, the details. */
 static void test_sanitizer_logs(void **state) {
@@ -2225,6 +2288,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_sass_cluster_barriers_in_place),
         cmocka_unit_test(test_sass_around), cmocka_unit_test(test_repairs_in_the_whole_stream),
+        cmocka_unit_test(test_repairs_past_the_log),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),
     };
