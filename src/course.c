@@ -709,8 +709,8 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
                            const char *lesson) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
-                                       "required_sass", "forbidden_sass", "required_sass_around", "evidence", "forbidden_symbols",
-                                       "forbidden_libraries", "ladder", "diagnose", NULL};
+                                       "required_sass", "forbidden_sass", "required_sass_around", "evidence",
+                                       "forbidden_symbols", "forbidden_libraries", "ladder", "diagnose", NULL};
     static const char *const tol_keys[] = {"rel", "abs", "deterministic", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);

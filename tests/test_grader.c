@@ -2286,11 +2286,11 @@ int main(void) {
         cmocka_unit_test(test_evidence_fp8),
         cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules), cmocka_unit_test(test_sass_matching),
-        cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_sass_cluster_barriers_in_place),
-        cmocka_unit_test(test_sass_around), cmocka_unit_test(test_repairs_in_the_whole_stream),
-        cmocka_unit_test(test_repairs_past_the_log),
+        cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),
+        cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
+        cmocka_unit_test(test_repairs_past_the_log),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
