@@ -912,9 +912,37 @@ static const char *opcode_meaning(const char *pattern) {
     return NULL;
 }
 
+/* "A, then B" or "A, B, then C" of a list of patterns; "or" for the inside's. */
+static char *pattern_list(const StrList *l, const char *last) {
+    StrBuf b = {0};
+    sb_printf(&b, "%s", l->count ? "" : "nothing");
+    for (int i = 0; i < l->count; i++)
+        sb_printf(&b, "%s%s", i == 0 ? "" : i + 1 < l->count ? ", " : last, l->items[i]);
+    return b.buf;
+}
+
+/* required_sass_around: its sides in place in every kernel (grader/sass.h). */
+static void check_sass_around(const Exercise *e, const char *sass, GradeResult *r) {
+    if (!e->around_inside.count) return;
+    char function[256], first[128];
+    SassAround v = sass_around(sass, e->around_inside.items, e->around_inside.count, e->around_side.items,
+                               e->around_side.count, function, sizeof function, first, sizeof first);
+    if (v == SASS_AROUND_OK) return;
+    char *sides = pattern_list(&e->around_side, ", then "), *inside = pattern_list(&e->around_inside, " or ");
+    set_verdict(r, V_REQUIREMENT,
+                "correct, but in your machine code (kernel %s) %s do not come %s %s (here %s)%s: this "
+                "exercise requires %s",
+                function, sides, v == SASS_AROUND_BEFORE ? "before the first" : "after the last", inside, first,
+                v == SASS_AROUND_AFTER ? " with no EXIT between" : "",
+                e->around_why ? e->around_why : "them on both sides");
+    free(sides);
+    free(inside);
+}
+
 /* Whether the machine code is looked at: it has patterns, and the answer is correct. */
 static bool sass_checked(const Exercise *e, const GradeResult *r) {
-    return (e->required_sass.count > 0 || e->forbidden_sass.count > 0) && (r->verdict == V_PASS || r->verdict == V_SLOW);
+    return (e->required_sass.count > 0 || e->forbidden_sass.count > 0 || e->around_inside.count > 0) &&
+           (r->verdict == V_PASS || r->verdict == V_SLOW);
 }
 
 void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeResult *r) {
@@ -946,6 +974,7 @@ void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeRes
                     found, what ? " (" : "", what ? what : "", what ? ")" : "", banned);
         return;
     }
+    check_sass_around(e, sass, r);
 }
 
 /* The instruction checks on the student's compiled library. */

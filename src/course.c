@@ -441,6 +441,20 @@ static void check_sass_patterns(Yaml *y, yaml_node_t *n, const char *key, const 
                        key, list->items[i]);
 }
 
+/* required_sass_around: {inside: [...], each_side: [...], why: "..."}, an
+ * order rule on the machine code (grader/sass.h, sass_around). */
+static void parse_sass_around(Yaml *y, yaml_node_t *n, Exercise *e) {
+    static const char *const around_keys[] = {"inside", "each_side", "why", NULL};
+    yaml_node_t *map = map_get(y, n, "required_sass_around");
+    if (!map || !check_keys(y, map, around_keys, "required_sass_around")) return;
+    get_string_list(y, map, "inside", true, &e->around_inside);
+    get_string_list(y, map, "each_side", true, &e->around_side);
+    check_sass_patterns(y, map, "inside", &e->around_inside);
+    check_sass_patterns(y, map, "each_side", &e->around_side);
+    e->around_why = get_short_text(y, map, "why", MAX_TIMEOUT_HINT);
+    if (!e->around_why && !map_get(y, map, "why")) problem_at(y, map, "missing key 'why'");
+}
+
 const EvidenceKey course_evidence_keys[] = {
     {"tma_load_share", NULL, 0.01, 1},
     {"tma_store_share", NULL, 0.01, 1},
@@ -696,8 +710,8 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
                            const char *lesson) {
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
-                                       "required_sass", "forbidden_sass", "evidence", "forbidden_symbols",
-                                       "forbidden_libraries", "ladder", "diagnose", NULL};
+                                       "required_sass", "forbidden_sass", "required_sass_around", "evidence",
+                                       "forbidden_symbols", "forbidden_libraries", "ladder", "diagnose", NULL};
     static const char *const tol_keys[] = {"rel", "abs", "deterministic", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -779,6 +793,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     get_string_list(y, n, "forbidden_sass", false, &e->forbidden_sass);
     check_sass_patterns(y, n, "required_sass", &e->required_sass);
     check_sass_patterns(y, n, "forbidden_sass", &e->forbidden_sass);
+    parse_sass_around(y, n, e);
     parse_evidence(y, n, e);
     get_string_list(y, n, "forbidden_symbols", false, &e->forbidden_symbols);
     parse_libraries(y, n, &e->forbidden_libraries);
@@ -1035,6 +1050,9 @@ static void exercise_free(Exercise *e) {
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_sass);
+    strlist_free(&e->around_inside);
+    strlist_free(&e->around_side);
+    free(e->around_why);
     for (int i = 0; i < e->nevidence; i++) free(e->evidence[i].word);
     strlist_free(&e->forbidden_symbols);
     strlist_free(&e->ladder);
@@ -1148,7 +1166,7 @@ char *exercise_pass_rule(const Exercise *e) {
     if (n == 1) sb_printf(&b, " and %s", other[0]);
     if (n == 2) sb_printf(&b, ", %s and %s", other[0], other[1]);
     if (e->ntiming_sizes > 1) sb_printf(&b, ", at each of its %d timed sizes", e->ntiming_sizes);
-    if (e->required_sass.count || e->forbidden_sass.count || e->nevidence)
+    if (e->required_sass.count || e->forbidden_sass.count || e->around_inside.count || e->nevidence)
         sb_printf(&b, "; and the technique it teaches, seen in its machine code%s", e->nevidence ? " and the GPU's counters" : "");
     return b.buf;
 }

@@ -87,6 +87,9 @@ typedef struct Exercise {
     StrList hints;
     StrList required_sass;     /* instruction patterns the student's SASS must contain (grader/sass.h) */
     StrList forbidden_sass;    /* instruction patterns it must not contain */
+    StrList around_inside;     /* required_sass_around: in each kernel with one of these patterns, */
+    StrList around_side;       /* these, in order, before the first and after the last (sass_around) */
+    char *around_why;          /* what the order rule is for, said when it fails */
     Requirement evidence[MAX_EVIDENCE]; /* what the counters of the student's code must show */
     int nevidence;
     StrList forbidden_symbols; /* symbol substrings the student's library must not have */

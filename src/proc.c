@@ -265,7 +265,8 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
     size_t keep = (size_t)n < room ? (size_t)n : room;
     sb_add(sb, chunk, keep);
     if (dropped) *dropped += (size_t)n - keep;
-    if (spec && spec->on_output && keep) spec->on_output(chunk, keep, spec->ctx);
+    /* every byte, also past the cap: the grader scans nvcc's whole output for ptxas's repairs */
+    if (spec && spec->on_output) spec->on_output(chunk, (size_t)n, spec->ctx);
     return true;
 }
 

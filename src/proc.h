@@ -37,7 +37,8 @@ typedef struct {
      * nothing. */
     int (*confine)(const void *ctx);
     const void *confine_ctx;
-    /* Called with every piece of output as it arrives (live logs), or NULL. */
+    /* Called with every piece of output as it arrives (live logs, scans),
+     * also the pieces past capture_limit, or NULL. */
     void (*on_output)(const char *data, size_t len, void *ctx);
     void *ctx;
 } ProcSpec;

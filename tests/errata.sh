@@ -43,6 +43,9 @@ course/10-sgemm/lesson.md|more than seven times the|one clock for both: eight ti
 course/10-sgemm/lesson.md|33280 bytes smem|ex38's reference: 8192 bytes (ptxas)
 course/10-sgemm/lesson.md|77% of that|51 of 66.9 is 76%
 course/09-wgmma/lesson.md|cuBLAS's strided batched GEMM at 0.98|benchmarks: 0.97 of the copy
+course/11-past-cublas/chapter.yaml|cluster barrier's wait (UCGABAR_WAIT): a missing|ex44 requires both cluster barriers, each in its place (required_sass_around), not one wait anywhere
+course/09-wgmma/chapter.yaml|UTMALDG, USETMAXREG]|setmaxnreg is taught and timed, not graded: a USETMAXREG in the machine code does not show that it ran
+docs/harness.md|(ex33 requires|setmaxnreg is not graded (ex33's lesson says so)
 LIST
 echo "1..$n"
 [ $fail = 0 ]

@@ -276,8 +276,8 @@ static void test_unknown_key(void **state) {
     expect_problem("    timeout: 30\n", "    timeuot: 30\n",
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
                    "kind, file, summary, task, sizes, tolerance, floors, floors_why, timeout, timeout_hint, hints, "
-                   "required_sass, forbidden_sass, evidence, forbidden_symbols, forbidden_libraries, ladder, diagnose) "
-                   "(in exercise 'ex02')");
+                   "required_sass, forbidden_sass, required_sass_around, evidence, forbidden_symbols, "
+                   "forbidden_libraries, ladder, diagnose) (in exercise 'ex02')");
 }
 
 /* diagnose: entries of a chapter (for all its exercises) and of an
@@ -388,7 +388,7 @@ static void test_evidence_keys(void **state) {
     expect_problem(from, "    evidence: {tma_share: 0.9}\n",
                    "course/01-one/chapter.yaml:28:16: unknown evidence key 'tma_share' (known: tma_load_share, "
                    "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
-                   "load_sectors_min, tensor_cores) (in exercise 'ex02')");
+                   "load_sectors_min, tensor_cores, partial_sums_min) (in exercise 'ex02')");
     expect_problem(from, "    evidence: {gmma_type: fp8}\n",
                    "course/01-one/chapter.yaml:28:27: evidence 'gmma_type' must be one of: bf16 f16 tf32 e4m3 (in exercise "
                    "'ex02')");
@@ -400,13 +400,28 @@ static void test_evidence_keys(void **state) {
     expect_problem(from, "    evidence: [tensor_cores]\n",
                    "course/01-one/chapter.yaml:28:15: 'evidence' must be a map of requirements (tma_load_share, "
                    "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
-                   "load_sectors_min, tensor_cores) (in exercise 'ex02')");
+                   "load_sectors_min, tensor_cores, partial_sums_min) (in exercise 'ex02')");
     expect_problem(from, "    forbidden_sass: [hmma]\n",
                    "course/01-one/chapter.yaml:28:21: 'forbidden_sass' entry 'hmma' is not an instruction pattern: an "
                    "opcode in capitals and modifiers joined by dots, e.g. HGMMA.TF32 or LDG.E.128 (in exercise 'ex02')");
     expect_problem(from, "    required_sass: [LDG..128]\n",
                    "course/01-one/chapter.yaml:28:20: 'required_sass' entry 'LDG..128' is not an instruction pattern: an "
                    "opcode in capitals and modifiers joined by dots, e.g. HGMMA.TF32 or LDG.E.128 (in exercise 'ex02')");
+    /* required_sass_around: its three keys, patterns on both lists, a why */
+    expect_problem(from, "    required_sass_around: {inside: [UTMALDG], each_side: [UCGABAR_wait], why: x}\n",
+                   "course/01-one/chapter.yaml:28:58: 'each_side' entry 'UCGABAR_wait' is not an instruction pattern: "
+                   "an opcode in capitals and modifiers joined by dots, e.g. HGMMA.TF32 or LDG.E.128 (in exercise "
+                   "'ex02')");
+    expect_problem(from, "    required_sass_around: {inside: [UTMALDG], each_side: [UCGABAR_WAIT]}\n",
+                   "course/01-one/chapter.yaml:28:27: missing key 'why' (in exercise 'ex02')");
+    expect_problem(from, "    required_sass_around: {inside: [UTMALDG], why: x}\n",
+                   "course/01-one/chapter.yaml:28:27: missing key 'each_side' (in exercise 'ex02')");
+    expect_problem(from, "    required_sass_around: {inside: [UTMALDG], each_side: [BAR], why: x, around: [EXIT]}\n",
+                   "course/01-one/chapter.yaml:28:73: unknown key 'around' in required_sass_around (known: inside, "
+                   "each_side, why) (in exercise 'ex02')");
+    expect_problem(from, "    required_sass_around: [UTMALDG]\n",
+                   "course/01-one/chapter.yaml:28:27: required_sass_around must be a mapping of keys to values (in "
+                   "exercise 'ex02')");
 }
 
 /* ladder: earlier exercises only, each once */

@@ -1624,6 +1624,93 @@ static void test_sass_decisions(void **state) {
     strlist_free(&e.forbidden_sass);
 }
 
+/* ex44's two cluster barriers, each in its place: the course's own rule
+ * (course/11-past-cublas/chapter.yaml, required_sass_around) on the
+ * machine code of the reference and of the two fixtures that leave out
+ * one barrier (tests/gpu/ex44_attack_no_*_cluster_barrier.patch), recorded
+ * with cuobjdump (tests/data/sass_ex44_*.txt). Each fixture has the
+ * barrier's wait somewhere, so required_sass alone passes it. */
+static void test_sass_cluster_barriers_in_place(void **state) {
+    (void)state;
+    StrList problems = {0};
+    Course *c = course_load(".", &problems);
+    assert_non_null(c);
+    const Exercise *e = course_find(c, "ex44");
+    assert_non_null(e);
+    assert_true(e->around_inside.count > 0);
+    static const struct {
+        const char *file, *says;
+        Verdict verdict;
+    } cases[] = {
+        {"tests/data/sass_ex44_reference.txt", NULL, V_PASS},
+        {"tests/data/sass_ex44_no_first_cluster_barrier.txt",
+         "UCGABAR_ARV, then UCGABAR_WAIT do not come before the first UTMALDG.MULTICAST or UBLKCP.MULTICAST (here "
+         "UTMALDG.2D.MULTICAST): this exercise requires a cluster barrier before the first multicast load",
+         V_REQUIREMENT},
+        {"tests/data/sass_ex44_no_last_cluster_barrier.txt",
+         "do not come after the last UTMALDG.MULTICAST or UBLKCP.MULTICAST (here UTMALDG.2D.MULTICAST) with "
+         "no EXIT between",
+         V_REQUIREMENT},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        char *sass = read_file(cases[i].file, NULL);
+        assert_non_null(sass);
+        char found[128];
+        assert_true(sass_find(sass, "UCGABAR_WAIT", found, sizeof found)); /* what required_sass sees: all pass */
+        GradeResult r = {.verdict = V_PASS};
+        grade_check_sass(e, 0, sass, &r);
+        if (r.verdict != cases[i].verdict) fail_msg("%s: %s", cases[i].file, r.reason[0] ? r.reason : "pass");
+        if (cases[i].says && !strstr(r.reason, cases[i].says)) fail_msg("%s: %s", cases[i].file, r.reason);
+        if (cases[i].says) assert_non_null(strstr(r.reason, "gemm_multicast")); /* the kernel, by its name */
+        free(sass);
+    }
+    course_free(c);
+    strlist_free(&problems);
+}
+
+/* The order rule itself: per function, the sides in order on both sides of
+ * the instructions they surround, an EXIT before the sides is a way out. */
+static void test_sass_around(void **state) {
+    (void)state;
+    char *inside[] = {"UTMALDG.MULTICAST"}, *side[] = {"UCGABAR_ARV", "UCGABAR_WAIT"};
+#define FN(name) "\t\tFunction : " name "\n"
+#define I(addr, text) "        /*" addr "*/                   " text " ;\n"
+    static const char good[] = FN("_Z1kv") I("0010", "UCGABAR_ARV") I("0020", "UCGABAR_WAIT")
+        I("0030", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0040", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7")
+        I("0050", "UCGABAR_ARV") I("0060", "BRA 0x70") I("0070", "UCGABAR_WAIT") I("0080", "EXIT");
+    char fn[64], first[64];
+    assert_int_equal(sass_around(good, inside, 1, side, 2, fn, sizeof fn, first, sizeof first), SASS_AROUND_OK);
+    /* the wait before the arrive is not the sides in order */
+    static const char swapped[] = FN("_Z1kv") I("0010", "UCGABAR_WAIT") I("0020", "UCGABAR_ARV")
+        I("0030", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0050", "UCGABAR_ARV") I("0070", "UCGABAR_WAIT");
+    assert_int_equal(sass_around(swapped, inside, 1, side, 2, fn, sizeof fn, first, sizeof first), SASS_AROUND_BEFORE);
+    assert_string_equal(fn, "_Z1kv");
+    assert_string_equal(first, "UTMALDG.2D.MULTICAST");
+    /* a barrier between two loads is not after the last one */
+    static const char between[] = FN("_Z1kv") I("0010", "UCGABAR_ARV") I("0020", "UCGABAR_WAIT")
+        I("0030", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0040", "UCGABAR_ARV") I("0050", "UCGABAR_WAIT")
+        I("0060", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0070", "EXIT");
+    assert_int_equal(sass_around(between, inside, 1, side, 2, NULL, 0, NULL, 0), SASS_AROUND_AFTER);
+    /* an EXIT (predicated too) between the last load and the barrier */
+    static const char exit_first[] = FN("_Z1kv") I("0010", "UCGABAR_ARV") I("0020", "UCGABAR_WAIT")
+        I("0030", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0040", "@P0 EXIT") I("0050", "UCGABAR_ARV")
+        I("0060", "UCGABAR_WAIT") I("0070", "EXIT");
+    assert_int_equal(sass_around(exit_first, inside, 1, side, 2, NULL, 0, NULL, 0), SASS_AROUND_AFTER);
+    /* each function on its own: a decoy kernel with both barriers does not cover one without */
+    static const char two[] = FN("_Z5decoyv") I("0010", "UCGABAR_ARV") I("0020", "UCGABAR_WAIT")
+        I("0030", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0040", "UCGABAR_ARV") I("0050", "UCGABAR_WAIT")
+        FN("_Z4realv") I("0010", "UCGABAR_ARV") I("0020", "UCGABAR_WAIT")
+        I("0030", "UTMALDG.2D.MULTICAST [UR8], [UR4], UR7") I("0040", "EXIT");
+    assert_int_equal(sass_around(two, inside, 1, side, 2, fn, sizeof fn, NULL, 0), SASS_AROUND_AFTER);
+    assert_string_equal(fn, "_Z4realv");
+    /* a function without the loads is not looked at; nor is a name or a comment */
+    static const char none[] = FN("_Z23UTMALDG_MULTICAST_namev") I("0010", "FFMA R1, R2, R3, R4 /* UTMALDG.MULTICAST */")
+        I("0020", "EXIT");
+    assert_int_equal(sass_around(none, inside, 1, side, 2, NULL, 0, NULL, 0), SASS_AROUND_OK);
+#undef FN
+#undef I
+}
+
 /* ptxas's repair notes count wherever they are in nvcc's output, also
  * split between two pieces and past what the kept log holds. */
 static void test_repairs_in_the_whole_stream(void **state) {
@@ -1642,6 +1729,69 @@ static void test_repairs_in_the_whole_stream(void **state) {
     grade_check_compiler_repairs(&r);
     assert_int_equal(r.verdict, V_REQUIREMENT);
     assert_non_null(strstr(r.reason, "C7519"));
+}
+
+/* ptxas's repair found through grading itself, however much nvcc prints
+ * before it (issue 45: C7519 after 557 KB of deprecation warnings passed
+ * ex30; the log keeps 256 KB), and again on a second grade of the same
+ * file, compiled again or taken from the library cache. A fake nvcc prints
+ * $NOISE bytes of warnings, then the note, and makes an empty library. */
+static void test_repairs_past_the_log(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    char *nvcc = put_tool(dir, "nvcc",
+                          "#!/bin/sh\n"
+                          "if [ \"$1\" = --version ]; then echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0; fi\n"
+                          "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+                          "i=0; while [ $i -lt $((NOISE / 1000)) ]; do\n"
+                          "    printf 'ex30.cu(162): warning #1444-D: function \"old_api\" was declared deprecated %0921d\\n' $i\n"
+                          "    i=$((i + 1)); done\n"
+                          "echo \"ptxas info    : (C7519) warpgroup.arrive is injected in around line 243 by compiler\"\n"
+                          ": >\"$out\"\n");
+    setenv("GPUCOURSE_NVCC", nvcc, 1);
+    setenv("GPUCOURSE_NO_GPU", "1", 1);
+    StrList problems = {0};
+    Course *c = course_load(".", &problems);
+    assert_non_null(c);
+    char *ws = path_join(dir, "ws");
+    Workspace w;
+    assert_int_equal(workspace_open(c, ws, &w), 0);
+    const Exercise *e = course_find(c, "ex30");
+    static const struct {
+        const char *noise;
+        bool cached; /* the second grade reuses the library: its whole log was kept */
+    } cases[] = {{"600000", false}, {"20000", true}};
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        setenv("NOISE", cases[i].noise, 1);
+        char *file = workspace_exercise_path(&w, e); /* a new text each time: not the last case's library */
+        char *text = xprintf("// case %zu\n", i);
+        assert_int_equal(write_file_atomic(file, text, strlen(text)), 0);
+        for (int grade = 0; grade < 2; grade++) {
+            GradeResult r;
+            grade_exercise(c, &w, e, NULL, &r);
+            if (r.compiler_repairs != 2)
+                fprintf(stderr, "# %s bytes, grade %d: %s: %s (repairs %u)\n", cases[i].noise, grade + 1,
+                        verdict_key(r.verdict), r.reason, r.compiler_repairs);
+            assert_int_equal(r.compiler_repairs, 2); /* bit 1: C7519 */
+            assert_int_equal(r.compile_reused, grade == 1 && cases[i].cached);
+            r.verdict = V_PASS; /* as if the GPU had passed it */
+            grade_check_compiler_repairs(&r);
+            assert_int_equal(r.verdict, V_REQUIREMENT);
+            assert_non_null(strstr(r.reason, "C7519"));
+            grade_result_free(&r);
+        }
+        free(text);
+        free(file);
+    }
+    unsetenv("NOISE");
+    unsetenv("GPUCOURSE_NVCC");
+    unsetenv("GPUCOURSE_NO_GPU");
+    workspace_free(&w);
+    course_free(c);
+    strlist_free(&problems);
+    free(ws);
+    free(nvcc);
+    tmpdir_remove(dir);
 }
 
 /* compute-sanitizer's logs as the H100 wrote them (tools/verify-diagnosis.sh):
@@ -2343,6 +2493,8 @@ int main(void) {
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),
+        cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
+        cmocka_unit_test(test_repairs_past_the_log),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -112,6 +112,23 @@ static void test_live_output(void **state) {
     proc_result_free(&r);
 }
 
+/* What is past capture_limit is not kept, but on_output still sees it:
+ * the grader looks for ptxas's repairs in the whole of nvcc's output. */
+static void test_live_output_past_the_cap(void **state) {
+    (void)state;
+    StrBuf seen = {0};
+    const char *argv[] = {"/bin/sh", "-c", "head -c 300000 /dev/zero | tr '\\0' w; echo; echo '(C7519) last'", NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 10, .capture_limit = 1024, .on_output = on_output, .ctx = &seen};
+    ProcResult r;
+    assert_int_equal(proc_run(&spec, &r), 0);
+    assert_int_equal(seen.len, 300000 + 1 + 13);
+    assert_non_null(strstr(seen.buf, "(C7519) last\n"));
+    assert_int_equal(strlen(r.output), 1024);
+    assert_int_equal(r.output_dropped, seen.len - 1024);
+    sb_free(&seen);
+    proc_result_free(&r);
+}
+
 /* The pid a script wrote to dir/name. */
 static pid_t pid_from(const char *dir, const char *name) {
     char *path = path_join(dir, name);
@@ -580,6 +597,7 @@ int main(void) {
         cmocka_unit_test(test_timeout_kills_the_group), cmocka_unit_test(test_result_pipe),
         cmocka_unit_test(test_extra_environment),     cmocka_unit_test(test_killed_by_signal),
         cmocka_unit_test(test_cannot_start),          cmocka_unit_test(test_live_output),
+        cmocka_unit_test(test_live_output_past_the_cap),
         cmocka_unit_test(test_escaped_processes_are_killed), cmocka_unit_test(test_verdict_when_the_child_ends),
         cmocka_unit_test(test_other_children_are_left_alone), cmocka_unit_test(test_harden_self),
         cmocka_unit_test(test_children_die_with_us), cmocka_unit_test(test_memory_limit),
