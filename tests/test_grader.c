@@ -1394,6 +1394,12 @@ static void test_evidence_rules(void **state) {
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_int_equal(unmet, 0);
     assert_non_null(strstr(lines[0].text, "bank conflicts: 0.397 per shared-memory wavefront (at most 0.050)"));
+    /* the same conflicts diluted with ten times the wavefronts, none of them conflicting: counted
+     * up to 8e-3 per FLOP, still 0.26 */
+    c.calls[0].values[1] = 7248722700;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "bank conflicts: 0.262 per shared-memory wavefront"));
     /* ex38's reference in ex39: 4-byte loads, 4.4 sectors per request; and a tensor-core answer */
     c.calls[0].values[0] = 0, c.calls[0].values[2] = 150994944, c.calls[0].values[3] = 34078720, c.calls[0].values[4] = 2.68e8;
     evidence_measure(&e, &c, lines, &unmet, &missing);
