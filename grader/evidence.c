@@ -140,7 +140,9 @@ bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
         return true;
     }
     CountedSize got = {0};
-    if (sscanf(rest, "%63s work %lf %lf %lf", got.size, &got.in_bytes, &got.out_bytes, &got.flops) != 4) {
+    double ms = NAN;
+    int fields = sscanf(rest, "%63s work %lf %lf %lf ms %lf", got.size, &got.in_bytes, &got.out_bytes, &got.flops, &ms);
+    if (fields < 4) {
         malformed(c, "a call without its work");
         return true;
     }
@@ -169,6 +171,7 @@ bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
     }
     c->calls[c->ncalls].size = k;
     c->calls[c->ncalls].n = 0;
+    c->calls[c->ncalls].ms = fields == 5 ? ms : NAN;
     c->ncalls++;
     return true;
 }

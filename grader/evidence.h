@@ -32,6 +32,7 @@ typedef struct {
     int size;
     int n;
     double values[MAX_RESULT_COUNTERS];
+    double ms; /* the call's own time by the runner's events (NAN: not said) */
 } CountedCall;
 
 /* The counters of the student's counted calls ("counters: SIZE work IN OUT

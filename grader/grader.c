@@ -616,6 +616,34 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                     e->floor_reference);
 }
 
+/* A counted call's own time (the runner's events around it: the profiler
+ * adds microseconds a launch there) may differ from the median of the
+ * timed calls of its size by this factor either way. A path taken only
+ * while counted (another input type, a burst of decoy work, the technique
+ * itself where the timed calls do without) shows as a different time. */
+static const double COUNTED_CLOCK_FACTOR = 1.33;
+
+static void check_counted_clock(GradeResult *r) {
+    const Counters *c = &r->counters;
+    for (int k = 0; k < c->ncalls; k++) {
+        double ms = c->calls[k].ms;
+        if (!(ms > 0)) continue; /* not said (an older judge): the counts alone decide */
+        const char *size = c->sizes[c->calls[k].size].size;
+        for (int i = 0; i < r->nsizes; i++) {
+            double timed = r->sizes[i].student.median_ms;
+            if (strcmp(r->sizes[i].size, size) || !(timed > 0)) continue;
+            if (ms > timed * COUNTED_CLOCK_FACTOR || ms < timed / COUNTED_CLOCK_FACTOR) {
+                set_verdict(r, V_REQUIREMENT,
+                            "correct, but a call of yours whose counters were read took %.3f ms at size %s, and your "
+                            "timed calls there %.3f ms (they may differ by a factor of %.2f): your code does other work "
+                            "when its counters are read than when it is timed",
+                            ms, size, timed, COUNTED_CLOCK_FACTOR);
+                return;
+            }
+        }
+    }
+}
+
 /* A correct answer (passing or slow) must also show, in the GPU's own
  * counters, that it did its work the way the exercise teaches. A check
  * that cannot be made is never a pass: this machine's counters cannot be
@@ -665,7 +693,9 @@ void grade_check_evidence(GradeResult *r, const Exercise *e) {
         const EvidenceLine *l = &r->evidence[unmet];
         set_verdict(r, V_REQUIREMENT, "correct, but the GPU's counters at size %s show %s: %s", l->size, l->text,
                     evidence_lesson(l->key));
+        return;
     }
+    check_counted_clock(r);
 }
 
 

@@ -1524,6 +1524,48 @@ static void test_evidence_partial_sums(void **state) {
     assert_non_null(strstr(lines[0].text, "partial sums: 0.00 of the outputs' bytes"));
 }
 
+/* A counted call's own time against the timed calls of its size: TF32 in
+ * the counted call and FP16 in the timed ones (twice the time), or the
+ * technique only when counted and plain code timed (half). */
+static void test_counted_clock(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("gmma_type"), 0, "bf16"};
+    e.nevidence = 1;
+    GradeResult r = {.verdict = V_PASS, .nsizes = 1};
+    snprintf(r.sizes[0].size, sizeof r.sizes[0].size, "4096x4096x4096");
+    r.sizes[0].student.median_ms = 0.25;
+    Counters *c = &r.counters;
+    *c = (Counters){.status = COUNTERS_COLLECTED, .n = 1, .nsizes = 1, .ncalls = 2};
+    snprintf(c->names[0], sizeof c->names[0], "%s", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum");
+    c->sizes[0] = (CountedSize){"4096x4096x4096", 67108864, 33554432, 137438953472.0};
+    for (int k = 0; k < 2; k++) {
+        set_call(c, k, 0, 137438953472.0);
+        c->calls[k].ms = 0.26;
+    }
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_PASS);
+    c->calls[1].ms = 0.5;
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(r.reason, "took 0.500 ms at size 4096x4096x4096, and your timed calls there 0.250 ms"));
+    r.verdict = V_PASS;
+    c->calls[1].ms = 0.12;
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    /* not said (an older judge's lines): the counts alone decide */
+    r.verdict = V_PASS;
+    c->calls[1].ms = NAN;
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_PASS);
+    /* the judge's line carries the time */
+    Counters d = {0};
+    evidence_parse_line(&d, "counters", "4096 work 1 2 3 ms 0.25");
+    assert_true(d.calls[0].ms == 0.25);
+    evidence_parse_line(&d, "counters", "4096 work 1 2 3");
+    assert_true(isnan(d.calls[1].ms));
+}
+
 /* The judge's lines, several calls: parsed call by call; a call naming other
  * counters than the first, or a counter outside a call, is a malformed
  * record (failed, never a pass). */
@@ -2494,6 +2536,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_rules),
         cmocka_unit_test(test_evidence_counted_calls),
         cmocka_unit_test(test_evidence_partial_sums),
+        cmocka_unit_test(test_counted_clock),
         cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_loaded_modules),
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
