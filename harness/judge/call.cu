@@ -2,6 +2,7 @@
 // prepared, its runner woken and asked, the GPU watched until idle, the
 // runner frozen again, the student's process checked. Every check and every
 // timed sample is one of these.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 static void *flush_buf;
 static size_t flush_bytes;

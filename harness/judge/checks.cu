@@ -2,6 +2,7 @@
 // CPU reference (check_against_cpu), at a timed size against the
 // reference's outputs (check_against_reference); CHECK_REL_NORM kinds
 // against the judge's exact values (norm.cu).
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 __host__ __device__ static inline double tol_factor(int scale, size_t i, long long length) {
     if (scale == TOL_SQRT_INDEX) return sqrt((double)i + 1.0);

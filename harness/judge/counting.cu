@@ -2,6 +2,7 @@
 // record of each, which the student's runner writes into memory the judge
 // handed it and the judge decodes itself, and the lines that report it.
 // Apart because what the grader's evidence rests on is read here.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // --counters: the metrics the student's runner collects around a few of
 // its timed samples (counters.h), for the grader's evidence checks.

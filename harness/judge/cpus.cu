@@ -1,5 +1,6 @@
 // CPU pinning: the judge on one core and both runners on another, near the
 // GPU, so that neither runner's calls are slowed by where the kernel put it.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // A CPU's physical core, as a number no other core of the host shares (the
 // CPU's own number where sysfs does not say).

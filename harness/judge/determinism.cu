@@ -1,5 +1,6 @@
 // --deterministic: the check sizes called again in a new student runner
 // and compared bit for bit with the first run (same_bits_in_a_new_runner).
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // The student's outputs as they are now, on the host (inputs: empty).
 static std::vector<std::vector<char>> student_outputs(const Problem &p) {

@@ -1,6 +1,7 @@
 // The judge's clock on a call: when the GPU is idle again after a runner
 // answered, seen by launching an empty kernel (the probe) until one comes
 // back quickly (rules_watch_probe). Apart because every call ends here.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 __global__ void probe_kernel() {}
 

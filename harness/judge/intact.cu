@@ -1,6 +1,7 @@
 // What the student's process must leave alone, checked after each of its
 // calls: its inputs, the bytes past the end of every array, and the code it
 // may map (only the runtime's libraries and its own).
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // Counts the bytes where got and want differ, and remembers the first.
 __global__ void compare_bytes_kernel(const unsigned char *got, const unsigned char *want, size_t n,

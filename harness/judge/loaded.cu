@@ -1,6 +1,7 @@
 // The machine code the student's process loaded at run time, collected
 // from its runner (modules.h) and written beside the student's library for
 // the grader, which compares it with the compiled code (grader/loaded.c).
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // Where counters are asked, the modules the student's process loaded
 // (modules.h), asked for after its calls: each written beside the student's

@@ -2,6 +2,7 @@
 // computes in float64 on the GPU, in the Frobenius norm and element by
 // element against each element's own rounding bound. Its kernels and its
 // bound are apart from the other checks, which compare with a reference.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // CHECK_REL_NORM, pass 1: sums[0] += (got - exact)^2 and sums[1] += exact^2
 // over the finite outputs; counts[0] += outputs that are NaN or infinite.

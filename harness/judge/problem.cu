@@ -1,6 +1,7 @@
 // One problem instance: the judge's master copy of the inputs and each
 // contestant's own arrays, shared with its runner (bind), refilled and
 // poisoned before every call (problem_prepare).
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // One problem instance. The judge keeps the inputs' master copy, which no
 // runner can reach; every contestant gets its own copy of all arrays,

@@ -3,6 +3,7 @@
 // call fails (phase), its trace marks, the channel opened (open_results),
 // and --timeout. Every other part says what it found through these, so
 // they come first and stand apart from all of them.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 static FILE *results;
 static int results_fd = -1;  // the same, for a signal handler

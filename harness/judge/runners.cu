@@ -2,6 +2,7 @@
 // starting one (spawn_runner), waiting for its answer (await), and stopping
 // it between calls (freeze, thaw), so that a stopped runner launches no
 // work while another contestant is timed.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 static const char *contestant_name[] = {"student", "reference", "library", "baseline"};
 

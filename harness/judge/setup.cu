@@ -1,7 +1,9 @@
 // The grading's start: the runners started and awaited (each frozen once
 // ready), the judge's exact values warmed while they load, and the GPU's
 // peak for the kind.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
+// Defined below start_runners and await_runners, which call them.
 static void spawn_student_runner(const char *runner, const char *student);
 static Msg await_student_runner(void);
 

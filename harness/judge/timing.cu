@@ -3,6 +3,7 @@
 // output checked, the times and counters reported, and a timing that shared
 // the GPU with another process done again. Apart so that what is timed and
 // what is counted can be read, and changed, in one place.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // A seed nobody can predict: the timed samples' inputs cannot be computed
 // ahead from the run's seed.

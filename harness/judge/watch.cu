@@ -1,6 +1,7 @@
 // The neighbours' watch: which other processes used the GPU (NVML, through
 // neighbours.c), so that a timing shared with them is done again or called
 // busy, never counted against the student.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // A timing is fair only when no other process used the GPU meanwhile: time
 // slicing gives each context turns, and both contestants' times stretch by

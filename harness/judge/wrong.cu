@@ -1,6 +1,7 @@
 // How the judge shows a wrong output: an element's coordinates and value in
 // words, and the picture of where the wrong elements are (wrongmap: lines),
 // the same for every check.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
 
 // Where an output is wrong, for the student's picture (wrongmap: lines):
 // wrong elements counted per cell of a grid of at most MAP_ROWS x MAP_COLS
