@@ -1086,7 +1086,9 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
                      "(make install puts it in PREFIX/share/gpucourse/harness)");
     /* the shared harness, also for a course of its own; the kind may be the course's own */
     char *hdir = xstrdup(c->harness_dir);
-    /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library */
+    /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library.
+     * main.cu #includes the judge's parts (judge/NAME.cu): one object, which the build key rebuilds when a
+     * part changes (toolchain_build_key) */
     static const char *const judge_files[] = {"main.cu",     "runner.cu",   "protocol.cu", "rules.c",
                                               "sandbox.c",   "counters.cu", "neighbours.c", "modules.cu"};
     static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu", "modules.cu"};

@@ -679,14 +679,16 @@ static int compare_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The headers the harness includes: every .h in its directory, by name. */
-static uint64_t hash_headers(uint64_t h, const char *dir) {
+/* The files of dir whose names end in `suffix`, each by name (with
+ * `prefix`, its place below the include directory) and contents. */
+static uint64_t hash_files(uint64_t h, const char *dir, const char *prefix, const char *suffix) {
     DIR *d = opendir(dir);
     if (!d) return h;
     StrList names = {0};
+    size_t slen = strlen(suffix);
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
-        if (len > 2 && !strcmp(e->d_name + len - 2, ".h")) strlist_add(&names, e->d_name);
+        if (len > slen && !strcmp(e->d_name + len - slen, suffix)) strlist_add(&names, e->d_name);
     }
     closedir(d);
     qsort(names.items, (size_t)names.count, sizeof *names.items, compare_names);
@@ -694,12 +696,23 @@ static uint64_t hash_headers(uint64_t h, const char *dir) {
         char *path = path_join(dir, names.items[i]);
         size_t len = 0;
         char *data = read_file(path, &len);
-        h = hash_str(h, names.items[i]);
+        h = hash_str(hash_str(h, prefix), names.items[i]);
         if (data) h = hash_bytes(h, data, len);
         free(data);
         free(path);
     }
     strlist_free(&names);
+    return h;
+}
+
+/* What the harness's sources include from it: every .h in its directory,
+ * and the judge's parts (judge/NAME.cu), which main.cu #includes: one
+ * translation unit, so that a part edited is seen only here. */
+static uint64_t hash_headers(uint64_t h, const char *dir) {
+    h = hash_files(h, dir, "", ".h");
+    char *parts = path_join(dir, "judge");
+    h = hash_files(h, parts, "judge/", ".cu");
+    free(parts);
     return h;
 }
 

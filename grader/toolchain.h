@@ -104,6 +104,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
 
 /* What goes into a build, as one number: the compiler and its version, the
  * flags, the sources' names and contents, include_dir's headers and the
+ * judge's parts (judge/NAME.cu, which harness/main.cu includes), the
  * flags nvcc reads from the environment (NVCC_PREPEND_FLAGS,
  * NVCC_APPEND_FLAGS). The build cache's stamps hold it. */
 uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,

@@ -727,6 +727,41 @@ static void test_build_stamp_checks_output(void **state) {
     tmpdir_remove(dir);
 }
 
+/* The judge's build key sees every file harness/main.cu includes from the
+ * harness (its headers and its parts, judge/NAME.cu): a part edited is a
+ * judge built again, never the build of the part as it was. */
+static void test_build_key_sees_judge_parts(void **state) {
+    (void)state;
+    Toolchain t = {.nvcc = "nvcc", .version = "test"};
+    char *main_cu = read_file("harness/main.cu", NULL);
+    assert_non_null(main_cu);
+    char *dir = tmpdir_new(), *parts = path_join(dir, "judge"), *src = path_join(dir, "main.cu");
+    assert_int_equal(make_dirs(parts), 0);
+    assert_int_equal(write_file_atomic(src, main_cu, strlen(main_cu)), 0);
+    StrList included = {0};
+    for (const char *p = main_cu; (p = strstr(p, "#include \"")); p++) {
+        p += strlen("#include \"");
+        char *name = xstrndup(p, strcspn(p, "\""));
+        char *path = path_join(dir, name);
+        assert_int_equal(write_file_atomic(path, "// as it was\n", 13), 0);
+        strlist_add(&included, name);
+        free(path), free(name);
+    }
+    assert_true(included.count > 10); /* the headers and the parts */
+    const char *sources[] = {src, NULL};
+    for (int i = 0; i < included.count; i++) {
+        char *path = path_join(dir, included.items[i]);
+        uint64_t before = toolchain_build_key(&t, BUILD_HARNESS_OBJECT, sources, dir);
+        assert_int_equal(write_file_atomic(path, "// edited\n", 10), 0);
+        if (toolchain_build_key(&t, BUILD_HARNESS_OBJECT, sources, dir) == before)
+            fail_msg("editing %s leaves the judge's build key as it was", included.items[i]);
+        free(path);
+    }
+    strlist_free(&included);
+    free(main_cu), free(src), free(parts);
+    tmpdir_remove(dir);
+}
+
 static void test_clock_overruled(void **state) {
     (void)state;
     GradeResult r;
@@ -2541,7 +2576,7 @@ int main(void) {
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
     };

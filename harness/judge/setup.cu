@@ -1,0 +1,89 @@
+// The grading's start: the runners started and awaited (each frozen once
+// ready), the judge's exact values warmed while they load, and the GPU's
+// peak for the kind.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
+
+// Defined below start_runners and await_runners, which call them.
+static void spawn_student_runner(const char *runner, const char *student);
+static Msg await_student_runner(void);
+
+// The kind's arithmetic ceiling in TFLOP/s: dense operations per clock per
+// SM at the highest clock. Unknown (newer) GPUs get a generous figure: this
+// bound rejects work that cannot have been done, so it must never be low.
+static double peak_tflops(int cc, int sms, int clock_khz) {
+    double fp32 = cc == 80 ? 128 : 256;  // FP32 lanes x 2 (an FMA is two operations)
+    double bf16 = cc == 80 ? 2048 : cc == 86 || cc == 87 || cc == 89 ? 1024 : cc == 90 ? 4096 : 16384;
+    double per_sm = kind.peak == PEAK_FP32 ? fp32 : kind.peak == PEAK_TF32_TENSOR ? bf16 / 2
+                  : kind.peak == PEAK_FP8_TENSOR ? 2 * bf16 : bf16;
+    return (double)sms * per_sm * (double)clock_khz * 1e3 / 1e12;
+}
+
+// The runners start at once and make their contexts and load their code
+// while the judge makes its own (start_runners); each is frozen once it
+// says it is ready (await_runners), before the judge calibrates its idle
+// probe. (Started so, the student's times once seemed to be judged by the
+// clock more often; the cause was the clock rule's choice of trusted calls,
+// see timed_run.)
+// With counters, the student's runner is the last ready (it loads the
+// profiler): the trusted one warms its library meanwhile, at `warm_size`.
+static void start_runners(const char *student, const char *runner, const char *reference, const char *warm_size) {
+    spawn_runner(trusted_runner, "/proc/self/exe", "--serve-trusted", reference, "--warm",
+                 counters_list && kind.library ? warm_size : NULL);
+    spawn_student_runner(runner, student);
+}
+
+// The student's runner, as at the start and for the second run alike.
+static void spawn_student_runner(const char *runner, const char *student) {
+    spawn_runner(student_runner, runner, "--student", student, "--counters", counters_list);
+}
+
+// The judge's exact values once at a check size, while the student's runner
+// is still loading the profiler for the counters (0.4 s): cuBLAS's handle
+// and the kernels it picks for the size then cost the checks nothing (0.05 s
+// at each of a GEMM's first two check sizes). Without counters the runners
+// are ready with the judge, and this would only add.
+static bool warm_exact(const Dims &d) {
+    if (kind.check != CHECK_REL_NORM || !counters_list) return false;
+    int out = 0;
+    while (out < kind.narrays && kind.arrays[out].role != ROLE_OUT && kind.arrays[out].role != ROLE_INOUT) out++;
+    if (out == kind.narrays) return false;
+    void *arrays[MAX_ARRAYS];
+    size_t n = std::max<size_t>(kind.arrays[out].length(d), 1);
+    double *exact = NULL, *magnitude = NULL;
+    if (!arrays_filled(d, 1, arrays)) {  // the check itself will say so
+        arrays_free(arrays);
+        cudaGetLastError();
+        return false;
+    }
+    CK(cudaMalloc(&exact, n * sizeof *exact));
+    CK(cudaMalloc(&magnitude, n * sizeof *magnitude));
+    kind.exact(arrays, out, exact, magnitude, d, scalars_for(1));
+    CK(cudaDeviceSynchronize());
+    arrays_free(arrays);
+    cudaFree(exact);
+    cudaFree(magnitude);
+    return true;
+}
+
+static void await_runners(void) {
+    Msg m = await(trusted_runner, 0, "while loading the reference");
+    if (m.type == MSG_FAIL) fail(!strncmp(m.text, "load: ", 6) ? EXIT_LOAD : EXIT_CUDA, "%s", m.text);
+    freeze(trusted_runner);
+    trace("the trusted runner ready: its context, the reference loaded");
+
+    // A runner's text never picks the kind of the error line (a student's
+    // "nogpu: ..." must not read as a skipped run); only "load:" passes, and
+    // a forged one only makes the student's own verdict a compile error.
+    result("sandbox: %s", await_student_runner().text);
+    trace("your runner ready: sandboxed, its context, your library loaded");
+}
+
+// The student's runner's READY (its sandbox in words), the runner frozen.
+static Msg await_student_runner(void) {
+    Msg m = await(student_runner, 0, "while loading your library");
+    if (m.type == MSG_FAIL && !strncmp(m.text, "load: ", 6)) fail(EXIT_LOAD, "%s", m.text);
+    if (m.type == MSG_FAIL) fail(EXIT_CUDA, "runner: %s", m.text);
+    freeze(student_runner);
+    bind_record();
+    return m;
+}
