@@ -101,10 +101,11 @@ static bool read_record(uint64_t size, std::vector<double> &counts) {
 }
 
 // The lines of one counted call of the student's at size p: "counters: SIZE
-// work IN OUT FLOPS" (the work any correct answer must do there: bytes of
-// its inputs and outputs, FLOPs, which the grader's shares are taken of),
-// then one "counter: NAME VALUE" per metric.
-static void report_counters(const Problem &p, const std::vector<double> &counts) {
+// work IN OUT FLOPS ms MS" (the work any correct answer must do there: bytes
+// of its inputs and outputs, FLOPs, which the grader's shares are taken of;
+// the call's own time by the runner's events, which the grader compares
+// with the timed calls'), then one "counter: NAME VALUE" per metric.
+static void report_counters(const Problem &p, const std::vector<double> &counts, double event_ms) {
     double in = 0, out = 0;
     for (int i = 0; i < kind.narrays; i++) {
         double bytes = (double)bytes_of(kind.arrays[i], p.len[i]);
@@ -115,7 +116,7 @@ static void report_counters(const Problem &p, const std::vector<double> &counts)
     char size[64];
     dims_text(p.dims, size, sizeof size);
     double flops = kind.flops ? kind.flops(p.dims) : kind.product_flops ? kind.product_flops(p.dims) : 0.0;
-    result("counters: %s work %.0f %.0f %.0f", size, in, out, flops);
+    result("counters: %s work %.0f %.0f %.0f ms %.6f", size, in, out, flops, event_ms);
     const char *name = counters_list;
     for (size_t i = 0; i < counts.size() && *name; i++) {
         size_t n = strcspn(name, ",");

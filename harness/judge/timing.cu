@@ -51,7 +51,7 @@ static void log_call(const char *size, const char *when, int c, const Call &k, b
 enum TimedEnd { TIMED_FAIR, TIMED_WRONG, TIMED_BUSY };
 
 // The counted calls of the timing being made (their counters, as read).
-static std::vector<std::vector<double>> counted_calls;
+static std::vector<Call> counted_calls;
 
 static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double warmup_ms, bool with_counters,
                           int counted) {
@@ -140,7 +140,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
                 bool count = c == STUDENT && counted_round[k] && counting;
                 Call one = call(p, c, s, true, count);
                 if (count) {
-                    if (!one.counts.empty()) counted_calls.push_back(one.counts);
+                    if (!one.counts.empty()) counted_calls.push_back(one);
                     last = &runner_for(c);
                     continue;  // a counted call is not a timed one
                 }
@@ -171,7 +171,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
         fair = ok && !neighbours[0];
         // the counts of a wrong sample mean nothing; those of a timing done again go with it
         if (ok && (fair || attempt == NEIGHBOUR_RETRIES))
-            for (const std::vector<double> &counts : counted_calls) report_counters(p, counts);
+            for (const Call &k : counted_calls) report_counters(p, k.counts, k.t.event_ms);
         // another process's context (idle, NVML said) may still have made a call wait: not the student's doing
         if (fair && strangers) busy = 0;
         if (!ok || fair) break;
