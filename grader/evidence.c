@@ -322,7 +322,9 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
         Measure worst = {0};
         int worst_call = -1;
         double lo[MAX_COUNTED_SIZES], hi[MAX_COUNTED_SIZES];
-        for (int s = 0; s < c->nsizes; s++) lo[s] = INFINITY, hi[s] = -INFINITY;
+        Measure least[MAX_COUNTED_SIZES]; /* each size's call with the lowest measure */
+        int least_call[MAX_COUNTED_SIZES];
+        for (int s = 0; s < c->nsizes; s++) lo[s] = INFINITY, hi[s] = -INFINITY, least_call[s] = -1;
         for (int call = 0; call < c->ncalls; call++) {
             double v[MAX_READ] = {0};
             for (int k = 0; names[k]; k++)
@@ -336,6 +338,7 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
                 *missing = EVIDENCE_NO_FLOPS;
                 return n;
             }
+            if (x.m < lo[s]) least[s] = x, least_call[s] = call;
             lo[s] = fmin(lo[s], x.m);
             hi[s] = fmax(hi[s], x.m);
             if (worst_call < 0 || worse(&x, &worst)) worst = x, worst_call = call;
@@ -343,16 +346,10 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
         /* a cut along k where it pays: at the size whose calls show the most
          * (each size's calls at their least) */
         if (!strcmp(r->key->key, "partial_sums_min")) {
-            int best = 0;
-            for (int s = 1; s < c->nsizes; s++)
-                if (lo[s] > lo[best]) best = s;
-            Measure x = worst;
-            x.m = lo[best];
-            snprintf(x.text, sizeof x.text, "partial sums: %.2f of the outputs' bytes stored besides them (at least "
-                     "%.2f at one timed size)", x.m, x.bound);
-            worst = x;
-            for (int call = 0; call < c->ncalls; call++)
-                if (c->calls[call].size == best) worst_call = call;
+            int best = -1;
+            for (int s = 0; s < c->nsizes; s++)
+                if (least_call[s] >= 0 && (best < 0 || lo[s] > lo[best])) best = s;
+            if (best >= 0) worst = least[best], worst_call = least_call[best];
         }
         EvidenceLine *l = &lines[n++];
         memset(l, 0, sizeof *l);

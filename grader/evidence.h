@@ -1,6 +1,6 @@
 /* The evidence that an exercise's technique ran: its `evidence:` keys
- * (course.h) measured on the hardware counters that the judge collected
- * around one of the student's timed calls (harness/counters.h, the
+ * (course.h) measured on the hardware counters of the student's counted
+ * calls, timed samples picked at random at every timed size (harness/counters.h, the
  * "counters:" and "counter:" result lines). The one place that says which
  * counters each key reads and how it decides. */
 #ifndef GPUCOURSE_EVIDENCE_H

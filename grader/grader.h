@@ -150,7 +150,7 @@ typedef struct {
     double gbps_student, gbps_reference, gbps_baseline, gbps_library;
     double tflops_student, tflops_reference, tflops_library;   /* compute-bound kinds */
     double floor_reference, floor_baseline, floor_library;
-    Counters counters;          /* the GPU's counters around one of the student's calls (evidence) */
+    Counters counters;          /* the GPU's counters of the student's counted calls (evidence) */
     LoadedModules loaded;       /* the machine code the student's process loaded at run time (with counters) */
     EvidenceLine evidence[MAX_EVIDENCE]; /* the exercise's evidence keys as measured */
     int nevidence;

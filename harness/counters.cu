@@ -1,4 +1,5 @@
-// CUPTI's range profiler around one call (counters.h). CUPTI is reached
+// CUPTI's range profiler around a counted call, and the host half that reads
+// its record in the judge (counters.h). CUPTI is reached
 // through dlopen so that runners of exercises without counters never load
 // it, and a toolkit without it fails only the exercises that need it.
 #include "counters.h"
@@ -358,7 +359,7 @@ bool counters_reader_open(const char *metrics, int device, char *why, size_t why
     chip.deviceIndex = (size_t)device;
     CALL(cuptiDeviceGetChipName, chip, "naming the GPU's chip");
     // Host-side only: no counter availability image, which would need a
-    // session on the GPU (the student's runner holds the one there is).
+    // session on the GPU, where the student's runner's profiler may be.
     CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.pChipName;

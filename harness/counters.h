@@ -1,12 +1,13 @@
-// Hardware counters of one call, for the evidence that a technique ran
+// Hardware counters of a call, for the evidence that a technique ran
 // (docs/harness.md, "Evidence from the GPU").
 //
 // The counters that tell how a kernel did its work (bytes that arrived
 // through TMA, tensor-core operations by input type, ldmatrix and cp.async
 // instructions, shared-memory bank conflicts) are per context: CUPTI's range
 // profiler collects them in the process that owns the context. So the
-// student's runner collects them around one of the student's calls, and the
-// judge decides on the numbers (grader/evidence.c). CUPTI is loaded with
+// student's runner collects them around a few of the student's timed samples
+// (counted calls), the judge reads the record of each in its own process, and
+// the grader decides on the numbers (grader/evidence.c). CUPTI is loaded with
 // dlopen, and only when an exercise asks for counters: every other grading
 // runs exactly as before.
 #pragma once
