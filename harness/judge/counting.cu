@@ -24,7 +24,10 @@ static char reader_why[400];
 
 // Whether this machine lets the student's runner read the GPU's counters,
 // as the judge finds out itself (a runner's words are the student's): the
-// judge's own reader, and the driver's rule for profiling.
+// judge's own reader, the driver's rule for profiling, and a collection of
+// the judge's own (once the runner failed, its profiler is paused, so the
+// GPU's one counter session is free; if the student's code holds it, that
+// reads as unavailable, a setup error, never a pass).
 static bool counters_here(char *why, size_t why_size) {
     if (reader_why[0]) {
         snprintf(why, why_size, "%s", reader_why);
@@ -40,7 +43,9 @@ static bool counters_here(char *why, size_t why_size) {
                  "(NVreg_RestrictProfilingToAdminUsers=1; gpucourse doctor says how to allow it)");
         return false;
     }
-    return true;
+    bool opened = counters_open(counters_list, why, why_size);
+    counters_close();
+    return opened;
 }
 
 // The student's runner could not count (text: its words). "unavailable" is
