@@ -1594,7 +1594,30 @@ static bool class_done(int i, const char *reply, size_t len, void *ctx) {
 /* Exit codes of class grade: 0 when every student was graded (whatever
  * their verdicts), EXIT_SETUP (65) when sbatch failed, a student has no
  * results ("not graded"), or nobody's code got past compiling (every
- * grading a setup or compile error): the gradebook is written all the same. */
+ * grading a setup or compile error), EXIT_SKIPPED (77) when no student's
+ * code ran (every grading that compiled was skipped: no GPU): the gradebook
+ * is written all the same. */
+
+/* After the summary: a class where gradings were skipped says so at class
+ * level, with where the GPU should have come from; true when nothing ran. */
+static bool class_no_gpu_banner(const Options *o, const ClassTotals *t) {
+    if (!t->skipped) return false;
+    bool nothing_ran = t->skipped == t->reached;
+    Launcher launch;
+    bool launched = launcher_from_env(&launch);
+    if (launched) launcher_free(&launch);
+    const char *fix = o->slurm ? "the Slurm tasks found none (--gres=gpu:1 in GPUCOURSE_SBATCH)"
+                      : launched ? "the launcher's jobs found none (srun --gres=gpu:1 gives one)"
+                                 : "set GPUCOURSE_LAUNCHER or run on a GPU node";
+    if (nothing_ran)
+        printf("\nno GPU: nothing was run; %s\n(every grading that compiled was skipped: graded is skipped in the "
+               "gradebook)\n", fix);
+    else
+        printf("\nno GPU for %d of %d gradings: they were not run; %s\n(graded is skipped in the gradebook for "
+               "their students)\n", t->skipped, t->reached, fix);
+    return nothing_ran;
+}
+
 /* The students' code runs as the instructor, beside their keys and the
  * class's other work: where this kernel cannot confine it (no Landlock, or
  * no seccomp filters), a class grade refuses unless told otherwise. */
@@ -1692,6 +1715,7 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
     if (rc == EXIT_INTERRUPTED) fprintf(stderr, "gpucourse: interrupted: no gradebook written\n");
     else if (rc < 0) rc = fail_setup();
     else if (class_collect(s.course, &roster, &co, stdout, &totals) < 0) rc = fail_setup();
+    else if (class_no_gpu_banner(o, &totals) && !sbatch_failed && !totals.not_graded) rc = EXIT_SKIPPED;
     else if (sbatch_failed || totals.not_graded || !totals.reached) {
         if (sbatch_failed) error("the Slurm job did not end well (sbatch's exit code above): the gradebook is incomplete");
         else if (totals.not_graded)

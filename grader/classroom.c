@@ -629,26 +629,32 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
         }
         fputs(",flags\n", f);
     }
-    int class_passed = 0, missing = 0, flagged = 0, reached = 0;
+    int class_passed = 0, missing = 0, flagged = 0, reached = 0, class_skipped = 0;
     for (int i = 0; i < ns; i++) {
-        int passed = 0;
+        int passed = 0, skipped = 0;
         for (int k = 0; k < ne; k++) {
             const Cell *x = &cells[i * ne + k];
             passed += !strcmp(x->verdict, "pass");
+            /* compiled but never run (no GPU): no grade of their code */
+            skipped += x->graded && !strcmp(x->verdict, "skipped");
             /* graded as far as their code: neither our setup nor a compile stopped it */
             reached += x->graded && strcmp(x->verdict, "setup_error") && strcmp(x->verdict, "compile_error");
         }
         class_passed += passed;
+        class_skipped += skipped;
         missing += !present[i];
         flagged += flags[i].count > 0;
         StrBuf all = {0};
         for (int k = 0; k < flags[i].count; k++) sb_printf(&all, "%s%s", k ? "; " : "", flags[i].items[k]);
         if (f) {
             csv_field(f, r->students[i].name);
-            fprintf(f, ",%d,%s", passed, present[i] ? "yes" : "no");
+            /* a row with an exercise that was not run is no grade to import */
+            fprintf(f, ",%d,%s", passed, !present[i] ? "no" : skipped ? "skipped" : "yes");
             for (int k = 0; k < ne; k++) {
                 const Cell *x = &cells[i * ne + k];
                 if (!x->graded) fputs(",,,,", f);
+                else if (!strcmp(x->verdict, "skipped")) /* not run: no ratio, not a ratio of 0 */
+                    fprintf(f, ",%s,,%d,%.1f", x->verdict, x->attempts, x->wall_s);
                 else fprintf(f, ",%s,%.3f,%d,%.1f", x->verdict, x->vs_reference, x->attempts, x->wall_s);
             }
             fputc(',', f);
@@ -673,7 +679,7 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     fprintf(summary, "\n%d student%s, %d pass%s of %d exercise%s, %d not graded, %d flagged; gradebook: %s\n", ns,
             ns == 1 ? "" : "s", class_passed, class_passed == 1 ? "" : "es", ne, ne == 1 ? "" : "s", missing, flagged,
             csv_path);
-    *totals = (ClassTotals){.students = ns, .not_graded = missing, .reached = reached};
+    *totals = (ClassTotals){.students = ns, .not_graded = missing, .reached = reached, .skipped = class_skipped};
     free(csv_path), free(tmp);
     free(cells), free(present), free(flags);
     if (tc) toolchain_free(&t);

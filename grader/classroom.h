@@ -82,6 +82,7 @@ typedef struct {
     int students;
     int not_graded; /* students without results (their task or worker failed) */
     int reached;    /* gradings that got past compiling (not setup_error, not compile_error) */
+    int skipped;    /* of those, the ones not run: no GPU (verdict skipped) */
 } ClassTotals;
 
 /* Reads every student's FILE.tsv, writes OUT/gradebook.csv, prints the

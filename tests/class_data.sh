@@ -24,13 +24,13 @@ ws "$T/c8/reference" && ws "$T/c8/alice"
 echo 'const char *gpucourse_test_marker = "STUDENT-NAMED-REFERENCE";' >>"$(ex01 "$T/c8/reference")"
 printf 'reference reference\nalice alice\n' >"$T/c8/roster.txt"
 t_reference_name() {
-    code_is 0 "$GC" class grade "$T/c8/roster.txt" ex01 --out "$T/g8" || return 1
+    code_is 77 "$GC" class grade "$T/c8/roster.txt" ex01 --out "$T/g8" || return 1
     # the course's names in the build directory are the course's alone
     for f in "$T"/g8/build/reference-* "$T"/g8/build/harness-* "$T"/g8/build/runner-*; do
         [ -e "$f" ] && { echo "a student's grading wrote $f"; return 1; }
     done
     grep -q STUDENT-NAMED-REFERENCE "$T/g8/build/student-reference-ex01.so" &&
-        [ "$(row "$T/g8/gradebook.csv" reference graded)" = yes ] && [ -s "$T/g8/reference.json" ]
+        [ "$(row "$T/g8/gradebook.csv" reference graded)" = skipped ] && [ -s "$T/g8/reference.json" ]
 }
 CHECK_LINES=60 check "a student named reference: their library is build/student-reference-ex01.so, never the reference's path" t_reference_name
 
@@ -38,13 +38,13 @@ CHECK_LINES=60 check "a student named reference: their library is build/student-
 ws "$T/c9/alice" && ws "$T/c9/bob"
 printf 'alice alice\nbob bob\n' >"$T/c9/roster.txt"
 t_old_results() {
-    code_is 0 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/g9" &&
-        [ "$(row "$T/g9/gradebook.csv" alice graded)" = yes ] || return 1
+    code_is 77 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/g9" &&
+        [ "$(row "$T/g9/gradebook.csv" alice graded)" = skipped ] || return 1
     # this time alice's grading cannot finish (her JSON's place is taken):
     # her row must say "not graded", not last run's result, and the exit says so
     rm "$T/g9/alice.json" && mkdir "$T/g9/alice.json"
     code_is 65 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/g9" || return 1
-    [ "$(row "$T/g9/gradebook.csv" alice graded)" = no ] && [ "$(row "$T/g9/gradebook.csv" bob graded)" = yes ] &&
+    [ "$(row "$T/g9/gradebook.csv" alice graded)" = no ] && [ "$(row "$T/g9/gradebook.csv" bob graded)" = skipped ] &&
         [ ! -e "$T/g9/alice.tsv" ] && has "^alice  *NOT GRADED" && has_err "1 of 2 students not graded"
 }
 check "a student whose grading dies this run: not graded (exit 65), never last run's result" t_old_results
@@ -53,9 +53,9 @@ check "a student whose grading dies this run: not graded (exit 65), never last r
 for s in alice "zoë" "mary ann" "o'brien" .hidden; do ws "$T/c10/$s" || exit 1; done
 mkdir -p "$T/c10/notes" && echo hi >"$T/c10/README.md"
 t_dir_names() {
-    code_is 0 "$GC" class grade "$T/c10" ex01 --out "$T/g10" || return 1
+    code_is 77 "$GC" class grade "$T/c10" ex01 --out "$T/g10" || return 1
     for s in alice "zoë" "mary ann" "o'brien" .hidden; do
-        [ "$(row "$T/g10/gradebook.csv" "$s" graded)" = yes ] || { echo "$s: $(row "$T/g10/gradebook.csv" "$s" graded)"; return 1; }
+        [ "$(row "$T/g10/gradebook.csv" "$s" graded)" = skipped ] || { echo "$s: $(row "$T/g10/gradebook.csv" "$s" graded)"; return 1; }
     done
     has "^5 students," && has_err "skipped README.md: not a directory" && has_err "skipped notes: no exercises/ directory" &&
         [ -s "$T/g10/alice.tsv" ] && ls "$T/g10" | grep -q '^zo_*-[0-9a-f]\{8\}\.tsv$' &&
@@ -74,14 +74,14 @@ t_hash() {
     ws "$T/c10c/a" && ws "$T/c10c/a#b" || return 1
     echo 'this is not CUDA' >>"$(ex01 "$T/c10c/a#b")"
     printf '# the class\nalice a#b   # her repository\n\n  bob a # his\n' >"$T/c10c/roster.txt"
-    code_is 0 "$GC" class grade "$T/c10c/roster.txt" ex01 --out "$T/g10c" &&
+    code_is 77 "$GC" class grade "$T/c10c/roster.txt" ex01 --out "$T/g10c" &&
         [ "$(row "$T/g10c/gradebook.csv" alice ex01)" = compile_error ] && [ "$(row "$T/g10c/gradebook.csv" bob ex01)" = skipped ]
 }
 check "a roster line: '#' inside a path is part of it, a comment starts at a blank or the line's start" t_hash
 t_space_path() {
     ws "$T/c10d/mary ann" || return 1
     printf 'mary mary ann\n' >"$T/c10d/roster.txt"
-    code_is 0 "$GC" class grade "$T/c10d/roster.txt" ex01 --out "$T/g10d" && [ "$(row "$T/g10d/gradebook.csv" mary graded)" = yes ]
+    code_is 77 "$GC" class grade "$T/c10d/roster.txt" ex01 --out "$T/g10d" && [ "$(row "$T/g10d/gradebook.csv" mary graded)" = skipped ]
 }
 check "a roster line: the path is the rest of the line (spaces in it)" t_space_path
 
@@ -94,6 +94,20 @@ t_nobody() {
         [ "$(row "$T/g11/gradebook.csv" alice ex01)" = compile_error ] && has "^2 students,"
 }
 check "class grade where every grading is a compile error: exit 65, the gradebook written" t_nobody
+
+# --- issue 47 (newcomer audit, part 3 item 1): a class graded where there is
+# no GPU says that nothing ran, exits 77 as grade does, and marks no row graded
+ws "$T/cng/a" && ws "$T/cng/b" && ws "$T/cng/c"
+cp solutions/ex01_vector_add.cu "$T/cng/a/exercises/" && echo 'this is not CUDA' >>"$(ex01 "$T/cng/b")"
+printf 'a a\nb b\nc c\n' >"$T/cng/roster.txt"
+t_no_gpu() {
+    code_is 77 "$GC" class grade "$T/cng/roster.txt" ex01 --out "$T/gng" &&
+        has "^no GPU: nothing was run; set GPUCOURSE_LAUNCHER or run on a GPU node$" &&
+        [ "$(row "$T/gng/gradebook.csv" a graded)" = skipped ] && [ "$(row "$T/gng/gradebook.csv" c graded)" = skipped ] &&
+        [ "$(row "$T/gng/gradebook.csv" a "ex01 vs_reference")" = "" ] &&
+        [ "$(row "$T/gng/gradebook.csv" b graded)" = yes ] && [ "$(row "$T/gng/gradebook.csv" b ex01)" = compile_error ]
+}
+check "class grade with no GPU: 'no GPU: nothing was run' (exit 77), graded skipped, no ratio" t_no_gpu
 
 # --- item 12: a full disk is the machine's setup error, never a compile error
 t_disk_full() {
@@ -128,8 +142,8 @@ check "--format json|junit on doctor, progress, class grade and the other text c
 t_partial_sandbox() {
     GPUCOURSE_SANDBOX_PROBE=none code_is 65 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/gp" &&
         has_err "cannot confine the students' code" && has_err "allow-partial-sandbox" && [ ! -e "$T/gp/gradebook.csv" ] || return 1
-    GPUCOURSE_SANDBOX_PROBE=none code_is 0 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/gp" --allow-partial-sandbox &&
-        has_err "confined less on this machine" && [ "$(row "$T/gp/gradebook.csv" alice graded)" = yes ]
+    GPUCOURSE_SANDBOX_PROBE=none code_is 77 "$GC" class grade "$T/c9/roster.txt" ex01 --out "$T/gp" --allow-partial-sandbox &&
+        has_err "confined less on this machine" && [ "$(row "$T/gp/gradebook.csv" alice graded)" = skipped ]
 }
 check "no Landlock or seccomp here: class grade refuses (65) unless --allow-partial-sandbox" t_partial_sandbox
 

@@ -119,14 +119,14 @@ touch "$T/before-class"
 GPUCOURSE_SBATCH="--gres=gpu:1 --partition=gpu --time=5" \
     "$GC" class grade "$T/class/roster.txt" ex01 --slurm --out "$T/grades" >"$T/class.out" 2>"$T/class.err"
 rc=$?
-if [ $rc = 0 ] && [ -f "$T/grades/class.sbatch" ] && ls "$T"/grades/log/task-*.txt >/dev/null 2>&1; then
+if [ $rc = 77 ] && [ -f "$T/grades/class.sbatch" ] && grep -q "^no GPU: nothing was run; the Slurm tasks found none" "$T/class.out" && ls "$T"/grades/log/task-*.txt >/dev/null 2>&1; then
     ok "class grade --slurm ran a job array"; else echo "# exit $rc"; cat "$T/class.err" >>"$T/class.out"; notok "class grade --slurm ran a job array" "$T/class.out"; fi
 if python3 - "$T/grades/gradebook.csv" >"$T/csv" 2>&1 <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert [r["student"] for r in rows] == ["alice", "bob", "carol"], rows
 for r in rows:
-    assert r["graded"] == "yes" and r["ex01"] == "skipped" and r["passed"] == "0", r
+    assert r["graded"] == "skipped" and r["ex01"] == "skipped" and r["ex01 vs_reference"] == "" and r["passed"] == "0", r
     assert float(r["ex01 seconds"]) > 0, r
 assert "the same code as the reference solution" in rows[0]["flags"], rows[0]
 assert "ex01: the same code as" in rows[1]["flags"], rows[1]
@@ -153,7 +153,8 @@ if [ ! -s "$T/changed" ] && [ ! -e "$T/class/alice/progress.yaml" ]; then ok "st
 GPUCOURSE_LAUNCHER="srun --gres=gpu:1 --partition=gpu --time=5" \
     "$GC" class grade "$T/class/roster.txt" ex01 --gpus 2 --out "$T/grades2" >"$T/class2.out" 2>"$T/class2.err"
 rc=$?
-if [ $rc = 0 ] && grep -q "^3 gradings in [0-9.]* s, 2 at once on 2 GPUs" "$T/class2.err" &&
+if [ $rc = 77 ] && grep -q "^3 gradings in [0-9.]* s, 2 at once on 2 GPUs" "$T/class2.err" &&
+   grep -q "^no GPU: nothing was run; the launcher's jobs found none" "$T/class2.out" &&
    [ "$(cut -d, -f1-4 "$T/grades2/gradebook.csv")" = "$(cut -d, -f1-4 "$T/grades/gradebook.csv")" ]; then
     ok "class grade --gpus 2 through srun: two judges at once, the job array's gradebook"; else
     echo "# exit $rc"; cat "$T/class2.err" >>"$T/class2.out"
@@ -185,8 +186,8 @@ for i in $(seq 600); do
 done
 wait $class_pid
 rc=$?
-if [ $rc = 0 ] && [ -n "$added" ] && [ "$(row "$T/gfrozen/gradebook.csv" alice graded)" = yes ] &&
-   [ "$(row "$T/gfrozen/gradebook.csv" bob graded)" = yes ] && [ "$(row "$T/gfrozen/gradebook.csv" aaron graded)" = "NO ROW" ] &&
+if [ $rc = 77 ] && [ -n "$added" ] && [ "$(row "$T/gfrozen/gradebook.csv" alice graded)" = skipped ] &&
+   [ "$(row "$T/gfrozen/gradebook.csv" bob graded)" = skipped ] && [ "$(row "$T/gfrozen/gradebook.csv" aaron graded)" = "NO ROW" ] &&
    [ ! -e "$T/gfrozen/aaron.tsv" ] && grep -q "^2 students" "$T/frozen.out"; then
     ok "--slurm: the roster frozen at submission (a workspace added while queued is not graded, nobody is lost)"; else
     echo "# exit $rc, added: ${added:-no}"; cat "$T/frozen.err" >>"$T/frozen.out"
@@ -196,8 +197,8 @@ if [ $rc = 0 ] && [ -n "$added" ] && [ "$(row "$T/gfrozen/gradebook.csv" alice g
 GPUCOURSE_SBATCH="--gres=gpu:1 --partition=gpu --time=5" \
     "$GC" class grade "$T/dir" ex01 --slurm --out "$T/g%j%a" >"$T/pct.out" 2>"$T/pct.err"
 rc=$?
-if [ $rc = 0 ] && [ -s "$T/g%j%a/log/task-0.txt" ] && [ "$(row "$T/g%j%a/gradebook.csv" aaron graded)" = yes ] &&
-   [ "$(row "$T/g%j%a/gradebook.csv" bob graded)" = yes ]; then ok "--slurm --out with a '%': its logs and results there"; else
+if [ $rc = 77 ] && [ -s "$T/g%j%a/log/task-0.txt" ] && [ "$(row "$T/g%j%a/gradebook.csv" aaron graded)" = skipped ] &&
+   [ "$(row "$T/g%j%a/gradebook.csv" bob graded)" = skipped ]; then ok "--slurm --out with a '%': its logs and results there"; else
     echo "# exit $rc"; cat "$T/pct.err" >>"$T/pct.out"; notok "--slurm --out with a '%': its logs and results there" "$T/pct.out"; fi
 
 # sbatch that fails: exit 65, the gradebook says nobody was graded
