@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 T=$(mktemp -d /tmp/gpucourse-authoring-XXXXXX)
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_NO_GPU=1 PATH="$ROOT/build:$PATH"
 unset GPUCOURSE_COURSE
 n=0

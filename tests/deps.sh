@@ -9,6 +9,7 @@
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/gpucourse-deps-XXXXXX)
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 n=0
 check() { # check "name" command...: passes when the command succeeds
     name=$1; shift

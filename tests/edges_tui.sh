@@ -22,6 +22,7 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
 # the course's size: its chapters and its last exercise (the walks go to the end)
 chapters=$(GPUCOURSE_WORKSPACE=$T/ws-size "$GC" list | grep -c '^Chapter [0-9]*: ')

@@ -7,8 +7,9 @@
 # first on a GPU.
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
-T=$(mktemp -d /tmp/gpucourse-fixtures-XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/gpucourse-fixtures-XXXXXX")
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1
 "$GC" list >/dev/null
 n=0

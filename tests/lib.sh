@@ -7,6 +7,7 @@
 GC=$PWD/build/gpucourse
 T=$(mktemp -d "/tmp/gpucourse-${1:-test}-XXXXXX")
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
 n=0
 # check "name" command...: passes when the command succeeds (TAP line; on a

@@ -5,11 +5,17 @@
 #   tests/run.sh TEST... [--serial TEST...]
 #
 # The tests before --serial run TEST_JOBS at a time (default: the CPUs
-# there are), each one's output printed whole when it ends; those after it
-# run alone, one after another, once the others are done: the tests that
-# drive a terminal through tmux or start services, whose waits are bounded
-# in wall time. Each program's wall time follows its output, and a table of
-# them comes before the last line, so that where the time goes is plain.
+# there are), each one's output printed whole as soon as it ends; those
+# after it run alone, one after another, once the others are done: the
+# tests that drive a terminal through tmux or start services, whose waits
+# are bounded in wall time. Each program's output ends with a line of its
+# counts and wall time ("# TEST done: N passed, N failed, N skipped (S s)"),
+# so that a person sees the run go on, and a table of the times comes
+# before the last line, so that where the time goes is plain.
+#
+# Ctrl-C (or TERM, HUP) ends every test program still running, with what it
+# started (each runs in a process group of its own), so that their traps
+# remove their temporary directories; then it exits 130.
 export CMOCKA_MESSAGE_OUTPUT=TAP
 pool=() serial=()
 for t in "$@"; do
@@ -24,17 +30,42 @@ trap 'rm -rf "$out_dir"' EXIT
 pass=0 fail=0 skip=0 broken=0 times=
 
 # Test number i (program t) in the background: its output, exit status and
-# wall time into files; the status file last, so that it marks the end.
+# wall time into files; the status file last, so that it marks the end. Job
+# control on for that one fork puts it in a process group of its own (pgid:
+# pids[i]), which stop() can end whole; its input is /dev/null, as a
+# background job's is without job control.
+pids=()
 start() {
     local i=$1 t=$2
+    set -m
     (
         t0=$(date +%s)
         "$t" >"$out_dir/$i.out" 2>&1
         rc=$?
         echo $(($(date +%s) - t0)) >"$out_dir/$i.took"
         echo $rc >"$out_dir/$i.rc"
-    ) &
+    ) </dev/null &
+    pids[$i]=$!
+    set +m
 }
+
+# On Ctrl-C: TERM to each running test's process group (its shell's traps
+# then clean up), up to 10 s for them to end, then KILL to what is left.
+stop() {
+    trap '' INT TERM HUP
+    local i left
+    for i in "${!pids[@]}"; do [ -e "$out_dir/$i.rc" ] || kill -TERM -- "-${pids[$i]}" 2>/dev/null; done
+    for _ in $(seq 100); do
+        left=0
+        for i in "${!pids[@]}"; do [ -e "$out_dir/$i.rc" ] || { kill -0 -- "-${pids[$i]}" 2>/dev/null && left=1; }; done
+        [ $left = 0 ] && break
+        sleep 0.1
+    done
+    for i in "${!pids[@]}"; do [ -e "$out_dir/$i.rc" ] || kill -KILL -- "-${pids[$i]}" 2>/dev/null; done
+    echo "# interrupted: the test programs still running were stopped" >&2
+    exit 130
+}
+trap stop INT TERM HUP
 
 # Prints test i's output and counts its results.
 report() {
@@ -43,12 +74,12 @@ report() {
     out=$(cat "$out_dir/$i.out")
     times="$times# $(printf '%5d s  %s' "$took" "$t")
 "
-    echo "# $t"
-    printf '%s\n' "$out"
-    echo "# $t: $took s"
     p=$(printf '%s\n' "$out" | grep -c '^ok ')
     s=$(printf '%s\n' "$out" | grep -c '^not ok .*# SKIP')
     f=$(printf '%s\n' "$out" | grep '^not ok ' | grep -vc '# SKIP')
+    echo "# $t"
+    printf '%s\n' "$out"
+    echo "# $t done: $p passed, $f failed, $s skipped ($took s)"
     pass=$((pass + p)) skip=$((skip + s)) fail=$((fail + f))
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "# $t exited with $rc without a failing test: counted as a failure"
@@ -75,8 +106,8 @@ for i in "${!pool[@]}"; do
     started[$i]=${pool[$i]}
     start "$i" "${pool[$i]}"
 done
-wait
-report_ended
+# the last ones, each reported as it ends (not all after the slowest)
+while report_ended; [ $? -gt 0 ]; do wait -n 2>/dev/null || sleep 0.1; done
 for t in "${serial[@]}"; do
     i=${#started[@]}
     started[$i]=$t

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.." || exit 1
 NVCC=${GPUCOURSE_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 n=0
 for lesson in course/*/lesson.md; do
     # one file per block: B<k>.cu holds the block, B<k>.mode "alone" or "continues", B<k>.line its line

@@ -11,6 +11,7 @@ if [ ! -x "$NVCC" ]; then
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
 STUBS=$(dirname "$NVCC")/../lib64/stubs
 if ! "$NVCC" -std=c++17 -gencode arch=compute_90a,code=sm_90a -o "$T/plan" tests/split_k_plan.cu -L"$STUBS" -lcuda \
     >"$T/log" 2>&1; then
