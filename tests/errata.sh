@@ -47,5 +47,25 @@ course/11-past-cublas/chapter.yaml|cluster barrier's wait (UCGABAR_WAIT): a miss
 course/09-wgmma/chapter.yaml|UTMALDG, USETMAXREG]|setmaxnreg is taught and timed, not graded: a USETMAXREG in the machine code does not show that it ran
 docs/harness.md|(ex33 requires|setmaxnreg is not graded (ex33's lesson says so)
 LIST
+
+# README's "Chapters so far" names every chapter of course/ as "N. ... (exA-exB)",
+# its first and last exercise, and no other (issue 47: it stopped at 10)
+chapters=$(sed -n '/^Chapters so far/,/^$/p' README.md | tr '\n' ' ')
+listed=$(printf '%s\n' "$chapters" | grep -o '(ex[0-9]*-ex[0-9]*)' | wc -l)
+count=0
+for yaml in course/[0-9]*/chapter.yaml; do
+    count=$((count + 1)) n=$((n + 1))
+    ids=$(sed -n 's/^  - id: *//p' "$yaml")
+    first=$(printf '%s\n' "$ids" | head -1) last=$(printf '%s\n' "$ids" | tail -1)
+    if printf '%s\n' "$chapters" | grep -qE "(^|[ ,:])$count\. [^()]*\($first-$last\)"; then
+        echo "ok $n - README.md lists chapter $count ($first-$last, $yaml)"
+    else
+        echo "not ok $n - README.md's \"Chapters so far\" does not list chapter $count as \"$count. ... ($first-$last)\" ($yaml)"
+        fail=$((fail + 1))
+    fi
+done
+n=$((n + 1))
+if [ "$listed" = "$count" ]; then echo "ok $n - README.md lists $count chapters, as course/ has"
+else echo "not ok $n - README.md lists $listed chapters, course/ has $count"; fail=$((fail + 1)); fi
 echo "1..$n"
 [ $fail = 0 ]
