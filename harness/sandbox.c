@@ -907,9 +907,10 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     }
 }
 
-/* Whether Landlock binds every thread: entered while the process had one
- * (sandbox_restrict_files), or with TSYNC (ABI 8). Only then may the
- * syscall filter leave opens for writing to Landlock's rules. */
+/* Whether Landlock binds every thread (entered while the process had one,
+ * sandbox_restrict_files, or with TSYNC, ABI 8) and rules truncation too
+ * (ABI 3). Only then may the syscall filter leave opens for writing to
+ * Landlock's rules. */
 static bool landlock_every_thread;
 
 /* paths_confined: Landlock decides which files open for writing (the
@@ -1026,7 +1027,8 @@ int sandbox_restrict_files(const SandboxSpec *spec, SandboxStatus *status) {
     bool alone = one_thread();
     if (enter_landlock(spec, status) != 0) return -1;
     files_restricted = true;
-    landlock_every_thread = status->landlock && (alone || status->landlock_abi >= 8);
+    /* ABI 3 and later also rule truncation, which open(O_TRUNC) does */
+    landlock_every_thread = status->landlock && status->landlock_abi >= 3 && (alone || status->landlock_abi >= 8);
     files_status = *status;
     return 0;
 }
