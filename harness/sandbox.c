@@ -798,8 +798,11 @@ static const struct rule rules[] = {
 /* Shared anonymous memory the CUDA driver places itself, with MAP_FIXED
  * inside the virtual range it reserves at 8 GiB (CUPTI's counter buffer,
  * mapped again each time a counted call enables the profiler: 2 MiB at
- * 0x206000000 on the H100): allowed only in [SB_DRIVER_WINDOW_HI << 32,
- * + 4 GiB), which bounds what a student's code can take that way. */
+ * 0x206000000 on the H100): allowed only where it starts in
+ * [SB_DRIVER_WINDOW_HI << 32, + 4 GiB) and is shorter than 4 GiB, so that
+ * everything mapped that way lies within 8 GiB (a mapping placed over
+ * another replaces it). mremap is not filtered: it can grow a shared
+ * mapping, this one or the driver's own made before the filter. */
 #define SB_DRIVER_WINDOW_HI 0x2u
 /* open flags that write, create or empty a file */
 #define SB_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
@@ -863,15 +866,17 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     case MMAP_CHECKED:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
         emit(b, BPF_ALU | BPF_AND | BPF_K, PROT_WRITE | PROT_EXEC, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 9, 0);          /* -> EPERM */
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, PROT_WRITE | PROT_EXEC, 11, 0);         /* -> EPERM */
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(3), 0, 0);
         emit(b, BPF_ALU | BPF_AND | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 0, 0);
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, MAP_ANONYMOUS | SB_MAP_SHARED_BIT, 1, 0); /* shared anonymous */
         ret(b, SB_ALLOW);
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(3), 0, 0);
-        emit(b, BPF_JMP | BPF_JSET | BPF_K, MAP_FIXED, 0, 3);                        /* not fixed -> EPERM */
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, MAP_FIXED, 0, 5);                        /* not fixed -> EPERM */
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_HI, 0, 0);
-        emit(b, BPF_JMP | BPF_JEQ | BPF_K, SB_DRIVER_WINDOW_HI, 0, 1);               /* outside -> EPERM */
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, SB_DRIVER_WINDOW_HI, 0, 3);               /* outside -> EPERM */
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_HI + 8, 0, 0);                     /* the length's upper half */
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);                                 /* 4 GiB or more -> EPERM */
         ret(b, SB_ALLOW);
         ret(b, SB_EPERM);
         break;

@@ -241,7 +241,10 @@ for p in read-ssh-key read-classmate-source dlopen-classmate-reference dlopen-ow
 done
 probe_check 5 dlopen-renamed-syslib  # skipped (by the control) where there is no libz.so.1 to copy
 
-for p in sysv-shm sysv-msg sysv-sem threads shared-anon shared-devzero; do probe_check 6 $p; done
+for p in sysv-shm sysv-msg sysv-sem threads shared-anon shared-devzero shared-fixed-outside shared-fixed-long; do
+    probe_check 6 $p
+done
+probe_check 3 write-own-library
 t_ipc() {
     local left=
     for id in $ipc_ids; do ipcs "${id%%=*}" -i "${id#*=}" >/dev/null 2>&1 && left="$left $id"; done

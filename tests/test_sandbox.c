@@ -505,6 +505,8 @@ static void probe_ipc_and_memory(Report *r) {
     record(r, in_window == MAP_FAILED ? -1 : 0);
     void *outside = mmap((void *)0x380000000UL, 2 << 20, shared_rw, fixed, -1, 0);
     record(r, outside == MAP_FAILED ? -1 : 0);
+    void *too_long = mmap((void *)0x206000000UL, 5UL << 30, shared_rw, fixed, -1, 0); /* would reach past 8-12 GiB */
+    record(r, too_long == MAP_FAILED ? -1 : 0);
 }
 
 /* No System V IPC, which outlives the process; no memory that RLIMIT_DATA
@@ -513,7 +515,7 @@ static void test_ipc_and_memory(void **state) {
     (void)state;
     Report r = run_sandboxed(NULL, probe_ipc_and_memory);
     need_seccomp(&r);
-    assert_int_equal(r.n, 12);
+    assert_int_equal(r.n, 13);
     for (int i = 0; i < 5; i++) assert_refused(r, i, EPERM);
     assert_int_equal(r.ret[5], 0);
     assert_int_equal(r.ret[6], -1);
@@ -522,6 +524,7 @@ static void test_ipc_and_memory(void **state) {
     assert_int_equal(r.ret[9], -1);
     assert_int_equal(r.ret[10], 0);
     assert_refused(r, 11, EPERM);
+    assert_refused(r, 12, EPERM);
 }
 
 static void probe_capabilities(Report *r) {

@@ -516,6 +516,29 @@ static void shared_devzero(void) {
     touch_shared(p, bytes, writable, writable ? "/dev/zero MAP_SHARED read-write" : "/dev/zero MAP_SHARED read-only");
 }
 
+/* shared anonymous memory placed by hand: the filter allows it only where
+ * the driver puts CUPTI's buffer (8-12 GiB, shorter than 4 GiB) */
+static void shared_fixed_map(void *at, size_t bytes, const char *where) {
+    void *p = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED) return BLOCKED("mmap MAP_SHARED|MAP_ANONYMOUS|MAP_FIXED %s: %s", where, strerror(errno));
+    munmap(p, bytes);
+    OPEN("MAP_FIXED shared anonymous memory %s", where);
+}
+
+static void shared_fixed_outside(void) { shared_fixed_map((void *)0x380000000UL, 2 << 20, "at 14 GiB"); }
+static void shared_fixed_long(void) { shared_fixed_map((void *)0x2f0000000UL, 5UL << 30, "of 5 GiB at 11.75 GiB"); }
+
+/* its own library opened for writing (appending, so the control run
+ * changes nothing): opens are Landlock's to refuse, device files only */
+static void write_own_library(void) {
+    Dl_info self;
+    if (!dladdr((void *)write_own_library, &self) || !self.dli_fname) return BLOCKED("dladdr: no path");
+    int fd = open(self.dli_fname, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return BLOCKED("open %s for writing: %s", self.dli_fname, strerror(errno));
+    close(fd);
+    OPEN("%s opened for writing", self.dli_fname);
+}
+
 // ------------------------------------------------------------ the probes, in order
 
 static const struct {
@@ -549,6 +572,9 @@ static const struct {
     {"threads", threads},                              // item 6
     {"shared-anon", shared_anon},                      // item 6
     {"shared-devzero", shared_devzero},                // item 6
+    {"shared-fixed-outside", shared_fixed_outside},    // item 6 (issue 45's window)
+    {"shared-fixed-long", shared_fixed_long},          // item 6 (issue 45's window)
+    {"write-own-library", write_own_library},          // item 3 (opens left to Landlock)
 };
 
 static int skipped(const char *name) {
