@@ -83,6 +83,10 @@ bool evidence_call_value(const Counters *c, int k, const char *name, double *v);
 extern const char EVIDENCE_NO_FLOPS[];
 int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, int *unmet, const char **missing);
 
+/* Whether a counted call's own time (the runner's events) fits the median
+ * of the timed calls of its size; [*lo, *hi] is what fits. */
+bool evidence_counted_time_ok(double counted_ms, double timed_ms, double *lo, double *hi);
+
 /* What a requirement is about, for the verdict's sentence when it is unmet. */
 const char *evidence_lesson(const char *key);
 

@@ -616,21 +616,8 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
                     e->floor_reference);
 }
 
-/* A counted call's own time (the runner's events around it) against the
- * median of the timed calls of its size. The profiler makes a counted call
- * slower: ex43's reference took 0.310 ms counted against 0.224 ms timed at
- * 5000 x 3000 x 4096 on the H100 (every other reference stayed within a
- * factor 1.33); and a timed median may be the judge's clock, up to its
- * overhead bound (0.15 ms at most) above the events. So a counted call may
- * take up to COUNTED_CLOCK_FACTOR times the timed median plus
- * COUNTED_CLOCK_SLOW_MS, and at least the median over the factor less
- * COUNTED_CLOCK_FAST_MS. A path taken only while counted (TF32 for FP16, a
- * burst of decoy work, the technique itself where the timed calls do
- * without) shows as another time where the calls are long enough. */
-static const double COUNTED_CLOCK_FACTOR = 1.5;
-static const double COUNTED_CLOCK_SLOW_MS = 0.5;
-static const double COUNTED_CLOCK_FAST_MS = 0.15;
-
+/* Each counted call's own time against the timed calls of its size
+ * (evidence_counted_time_ok says how far apart they may be). */
 static void check_counted_clock(GradeResult *r) {
     const Counters *c = &r->counters;
     for (int k = 0; k < c->ncalls; k++) {
@@ -640,14 +627,13 @@ static void check_counted_clock(GradeResult *r) {
         for (int i = 0; i < r->nsizes; i++) {
             double timed = r->sizes[i].student.median_ms;
             if (strcmp(r->sizes[i].size, size) || !(timed > 0)) continue;
-            if (ms > timed * COUNTED_CLOCK_FACTOR + COUNTED_CLOCK_SLOW_MS ||
-                ms < timed / COUNTED_CLOCK_FACTOR - COUNTED_CLOCK_FAST_MS) {
+            double lo, hi;
+            if (!evidence_counted_time_ok(ms, timed, &lo, &hi)) {
                 set_verdict(r, V_REQUIREMENT,
                             "correct, but a call of yours whose counters were read took %.3f ms at size %s, and your "
                             "timed calls there %.3f ms (between %.3f and %.3f allowed): your code does other work "
                             "when its counters are read than when it is timed",
-                            ms, size, timed, timed / COUNTED_CLOCK_FACTOR - COUNTED_CLOCK_FAST_MS,
-                            timed * COUNTED_CLOCK_FACTOR + COUNTED_CLOCK_SLOW_MS);
+                            ms, size, timed, lo, hi);
                 return;
             }
         }

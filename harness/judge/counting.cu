@@ -19,8 +19,19 @@ static SharedBuf record_buf;
 // for counters of two passes, disabled again).
 static const int COUNTED_CALLS = 3;
 static const size_t RECORD_BYTES = 4 << 20;
-// Why the judge cannot read the counters here ("" when it can).
+// Why the judge cannot read the counters here ("" when it can, or has not
+// tried yet).
 static char reader_why[400];
+
+// The host half of CUPTI, to read the records (no session on the GPU),
+// loaded at the first record or failure, not while the judge starts.
+static bool reader_ready(void) {
+    static bool tried, ready;
+    if (!tried && !(ready = counters_reader_open(counters_list, 0, reader_why, sizeof reader_why)) && !reader_why[0])
+        snprintf(reader_why, sizeof reader_why, "CUPTI cannot read the counters here");
+    tried = true;
+    return ready;
+}
 
 // Whether this machine lets the student's runner read the GPU's counters,
 // as the judge finds out itself (a runner's words are the student's): the
@@ -29,7 +40,7 @@ static char reader_why[400];
 // GPU's one counter session is free; if the student's code holds it, that
 // reads as unavailable, a setup error, never a pass).
 static bool counters_here(char *why, size_t why_size) {
-    if (reader_why[0]) {
+    if (!reader_ready()) {
         snprintf(why, why_size, "%s", reader_why);
         return false;
     }
@@ -89,6 +100,10 @@ static bool read_record(uint64_t size, std::vector<double> &counts) {
     }
     std::vector<unsigned char> record(size);
     CK(cudaMemcpy(record.data(), record_buf.ptr, size, cudaMemcpyDeviceToHost));
+    if (!reader_ready()) {
+        counters_not_collected(reader_why);
+        return false;
+    }
     int ranges = counters_record_ranges(record.data(), size, why, sizeof why);
     double values[MAX_COUNTERS];
     if (ranges != 1 && !why[0]) snprintf(why, sizeof why, "the record holds %d calls, not the one counted", ranges);
