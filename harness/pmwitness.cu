@@ -147,7 +147,8 @@ static bool load(char *why, size_t why_size) {
 
 // A metric whose per-sample values add up to the window's value: a counter
 // (CUPTI's type) summed over its units (".sum").
-static bool summable(const char *name, char *why, size_t why_size) {
+// The name is checked before CUPTI is loaded, the type after.
+static bool sum_named(const char *name, char *why, size_t why_size) {
     size_t n = strlen(name);
     if (n < 4 || strcmp(name + n - 4, ".sum") != 0) {
         snprintf(why, why_size,
@@ -156,6 +157,10 @@ static bool summable(const char *name, char *why, size_t why_size) {
                  name);
         return false;
     }
+    return true;
+}
+
+static bool summable(const char *name, char *why, size_t why_size) {
     CUpti_Profiler_Host_GetMetricProperties_Params p = {CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
     p.pHostObject = host;
     p.pMetricName = name;
@@ -174,7 +179,6 @@ bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
         snprintf(why, why_size, "the witness is open already");
         return false;
     }
-    if (!load(why, why_size)) return false;
     names.clear();
     for (const char *s = metrics; *s;) {
         size_t n = strcspn(s, ",");
@@ -185,9 +189,12 @@ bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
         snprintf(why, why_size, "between 1 and %d metrics, not %zu", (int)PM_MAX_METRICS, names.size());
         return false;
     }
+    for (auto &n : names)
+        if (!sum_named(n.c_str(), why, why_size)) return false;
     name_ptrs.clear();
     for (auto &n : names) name_ptrs.push_back(n.c_str());
     device_index = device;
+    if (!load(why, why_size)) return false;
 
     if (cuInit(0) != CUDA_SUCCESS) {
         snprintf(why, why_size, "the CUDA driver did not start (cuInit)");
@@ -250,7 +257,7 @@ bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
     return true;
 }
 
-int pm_count(void) { return (int)names.size(); }
+int pm_count(void) { return host ? (int)names.size() : 0; }
 
 // Gives the GPU's counter session back (the window's sampler, started or not).
 static void release(void) {
@@ -458,8 +465,10 @@ bool pm_end(double *values, char *why, size_t why_size) {
     // After the stop the decoder should reach the end of the records at
     // once; a few tries for records still on their way.
     bool drained = false;
-    for (int i = 0; i < 3 && !drained; i++)
+    for (int i = 0; i < 3 && !drained; i++) {
+        if (i) nanosleep(&settle, NULL);
         if (!decode(&drained, why, why_size)) return release(), false;
+    }
     release();
     last.samples = window.samples;
     last.span_ns = (double)(window.last_end - window.first_start);
