@@ -1,0 +1,503 @@
+// The judge's own counters: CUPTI's PM sampling over a window (pmwitness.h).
+// CUPTI is reached through dlopen, in the style of counters.cu: a toolkit
+// without it fails the witness with a reason, and nothing else.
+#include "pmwitness.h"
+
+#if !__has_include(<cupti_pmsampling.h>)
+// CUPTI gained PM sampling in CUDA 12.6: an older toolkit has no witness.
+#include <stdio.h>
+static bool no_pm_sampling(char *why, size_t why_size) {
+    snprintf(why, why_size, "this CUDA Toolkit's CUPTI has no PM sampling (CUDA 12.6 or later has it)");
+    return false;
+}
+bool pm_open(int, const char *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
+int pm_count(void) { return 0; }
+bool pm_begin(char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
+bool pm_end(double *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
+void pm_last(struct PmWindow *w) { *w = PmWindow{}; }
+void pm_close(void) {}
+#else
+#include <cuda.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+// The CUPTI functions used here, resolved from the library by name.
+#define PM_FUNCTIONS(X)                                                                                    \
+    X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiDeviceGetChipName)                           \
+    X(cuptiPmSamplingGetCounterAvailability) X(cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize) \
+    X(cuptiProfilerHostConfigAddMetrics) X(cuptiProfilerHostGetConfigImageSize)                            \
+    X(cuptiProfilerHostGetConfigImage) X(cuptiProfilerHostGetNumOfPasses)                                  \
+    X(cuptiProfilerHostGetMetricProperties) X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiPmSamplingEnable) \
+    X(cuptiPmSamplingDisable) X(cuptiPmSamplingSetConfig) X(cuptiPmSamplingStart) X(cuptiPmSamplingStop)   \
+    X(cuptiPmSamplingDecodeData) X(cuptiPmSamplingGetCounterDataSize)                                      \
+    X(cuptiPmSamplingCounterDataImageInitialize) X(cuptiPmSamplingGetCounterDataInfo)                      \
+    X(cuptiPmSamplingCounterDataGetSampleInfo)
+
+// Read-only once resolved, as in counters.cu (the judge runs no student
+// code, but the table is the same kind of thing and kept the same way).
+struct PmApi {
+#define DECLARE(name) decltype(&::name) name;
+    PM_FUNCTIONS(DECLARE)
+#undef DECLARE
+};
+enum { PM_API_PAGE = 4096 };
+static_assert(sizeof(PmApi) <= PM_API_PAGE, "the CUPTI table fits one page");
+alignas(PM_API_PAGE) static union {
+    PmApi api;
+    char page[PM_API_PAGE];
+} table;
+#define api table.api
+
+// Sizes. The hardware buffer (pinned host memory CUPTI allocates when the
+// window is configured) takes the samples until the drain thread decodes
+// them; every DRAIN_MS that is about 500 samples at 20 us, so 64 MiB leaves
+// room for samples of over 100 KB each or a drain that runs late. The host
+// image holds DECODE_SAMPLES decoded samples at a time (about 58 KB each
+// with 11 metrics, gpu-facts.md) and is emptied after each decode, so its
+// size bounds memory, not the window's length.
+static const size_t HARDWARE_BUFFER_BYTES = 64u << 20;
+enum { DRAIN_MS = 10, DECODE_SAMPLES = 512 };
+// pm_end waits this long before stopping, so that the sample that holds the
+// last of the work has ended and reached the buffer: 10 intervals.
+static const long SETTLE_NS = 10L * PM_INTERVAL_NS;
+
+static void *library;
+static int device_index;
+static CUpti_Profiler_Host_Object *host;
+static std::vector<std::string> names;
+static std::vector<const char *> name_ptrs;
+static std::vector<uint8_t> config, image;
+
+// One window. The drain thread and pm_end both decode; `lock` keeps every
+// call on the sampler object to one thread at a time.
+static struct {
+    CUpti_PmSampling_Object *sampler;  // non-NULL while the GPU's session is ours
+    bool started;
+    std::thread drain;
+    std::mutex lock;
+    std::condition_variable wake;
+    bool stop;                // pm_end asks the drain thread to finish
+    std::string error;        // the first failure of a decode; the window's sums are void then
+    double sums[PM_MAX_METRICS];
+    long samples;
+    uint64_t first_start, last_end;
+    double max_gap_ns;
+    std::chrono::steady_clock::time_point opened, closing;
+} window;
+static PmWindow last;
+
+// "what: CUPTI's words", with the causes a person can act on spelled out.
+static bool failed(CUptiResult r, const char *what, char *why, size_t why_size) {
+    const char *text = NULL;
+    if (api.cuptiGetResultString) api.cuptiGetResultString(r, &text);
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        snprintf(why, why_size,
+                 "%s: the driver lets only administrators read the GPU's counters "
+                 "(NVreg_RestrictProfilingToAdminUsers=1; gpucourse doctor says how to allow it)",
+                 what);
+    else if (r == CUPTI_ERROR_HARDWARE_BUSY)
+        snprintf(why, why_size,
+                 "%s: another counter session holds the GPU (a range profiler or PM sampler in another "
+                 "process, or ncu): %s (CUPTI error %d)",
+                 what, text ? text : "hardware busy", (int)r);
+    else snprintf(why, why_size, "%s: %s (CUPTI error %d)", what, text ? text : "unknown error", (int)r);
+    return false;
+}
+
+#define CALL(fn, params, what)                                              \
+    do {                                                                    \
+        CUptiResult r_ = api.fn(&params);                                   \
+        if (r_ != CUPTI_SUCCESS) return failed(r_, what, why, why_size);    \
+    } while (0)
+
+static bool load(char *why, size_t why_size) {
+    if (library) return true;
+    const char *candidates[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
+    for (const char *c : candidates)
+        if ((library = dlopen(c, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!library) {
+        snprintf(why, why_size, "CUPTI (libcupti.so, part of the CUDA Toolkit) cannot be loaded: %s", dlerror());
+        return false;
+    }
+#define RESOLVE(name)                                                                               \
+    if (!(api.name = (decltype(api.name))dlsym(library, #name))) {                                  \
+        snprintf(why, why_size, "this CUPTI has no %s: PM sampling needs CUDA 12.6 or later", #name); \
+        return false;                                                                               \
+    }
+    PM_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+    mprotect(&table, sizeof table, PROT_READ);
+    return true;
+}
+
+// A metric whose per-sample values add up to the window's value: a counter
+// (CUPTI's type) summed over its units (".sum").
+// The name is checked before CUPTI is loaded, the type after.
+static bool sum_named(const char *name, char *why, size_t why_size) {
+    size_t n = strlen(name);
+    if (n < 4 || strcmp(name + n - 4, ".sum") != 0) {
+        snprintf(why, why_size,
+                 "%s: the witness sums each metric over its samples, so it takes counts only (NAME.sum); "
+                 "a rate, average, maximum or percentage per sample does not add up over time",
+                 name);
+        return false;
+    }
+    return true;
+}
+
+static bool summable(const char *name, char *why, size_t why_size) {
+    CUpti_Profiler_Host_GetMetricProperties_Params p = {CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+    p.pHostObject = host;
+    p.pMetricName = name;
+    std::string what = std::string("looking up the metric ") + name;
+    CALL(cuptiProfilerHostGetMetricProperties, p, what.c_str());
+    if (p.metricType != CUPTI_METRIC_TYPE_COUNTER) {
+        snprintf(why, why_size, "%s: CUPTI calls it a %s, not a counter: its samples do not add up", name,
+                 p.metricType == CUPTI_METRIC_TYPE_RATIO ? "ratio" : "throughput");
+        return false;
+    }
+    return true;
+}
+
+bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
+    if (host) {
+        snprintf(why, why_size, "the witness is open already");
+        return false;
+    }
+    names.clear();
+    for (const char *s = metrics; *s;) {
+        size_t n = strcspn(s, ",");
+        if (n) names.emplace_back(s, n);
+        s += n + (s[n] == ',');
+    }
+    if (names.empty() || names.size() > PM_MAX_METRICS) {
+        snprintf(why, why_size, "between 1 and %d metrics, not %zu", (int)PM_MAX_METRICS, names.size());
+        return false;
+    }
+    for (auto &n : names)
+        if (!sum_named(n.c_str(), why, why_size)) return false;
+    name_ptrs.clear();
+    for (auto &n : names) name_ptrs.push_back(n.c_str());
+    device_index = device;
+    if (!load(why, why_size)) return false;
+
+    if (cuInit(0) != CUDA_SUCCESS) {
+        snprintf(why, why_size, "the CUDA driver did not start (cuInit)");
+        return false;
+    }
+    // Initializing twice in one process is allowed (the judge's counters
+    // reader does it too); it is never undone here, for the same reason.
+    CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CALL(cuptiProfilerInitialize, init, "starting the profiler");
+    CUpti_Device_GetChipName_Params chip = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    chip.deviceIndex = (size_t)device;
+    CALL(cuptiDeviceGetChipName, chip, "naming the GPU's chip");
+    // Which counters this GPU has; asked now, before any runner starts a
+    // session (the answer is HARDWARE_BUSY while one runs).
+    CUpti_PmSampling_GetCounterAvailability_Params avail = {
+        CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+    avail.deviceIndex = (size_t)device;
+    CALL(cuptiPmSamplingGetCounterAvailability, avail, "asking which counters the GPU can sample");
+    std::vector<uint8_t> available(avail.counterAvailabilityImageSize);
+    avail.pCounterAvailabilityImage = available.data();
+    CALL(cuptiPmSamplingGetCounterAvailability, avail, "asking which counters the GPU can sample");
+
+    CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+    hi.pChipName = chip.pChipName;
+    hi.pCounterAvailabilityImage = available.data();
+    CALL(cuptiProfilerHostInitialize, hi, "preparing the sampler's configuration");
+    host = hi.pHostObject;
+    for (auto &n : names)
+        if (!summable(n.c_str(), why, why_size)) return pm_close(), false;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = host;
+    add.ppMetricNames = name_ptrs.data();
+    add.numMetrics = name_ptrs.size();
+    std::string what = "configuring the sampled metrics " + std::string(metrics) + " on " + chip.pChipName;
+    CUptiResult r = api.cuptiProfilerHostConfigAddMetrics(&add);
+    if (r != CUPTI_SUCCESS) return failed(r, what.c_str(), why, why_size), pm_close(), false;
+    CUpti_Profiler_Host_GetConfigImageSize_Params size = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    size.pHostObject = host;
+    r = api.cuptiProfilerHostGetConfigImageSize(&size);
+    if (r != CUPTI_SUCCESS) return failed(r, "sizing the configuration", why, why_size), pm_close(), false;
+    config.assign(size.configImageSize, 0);
+    CUpti_Profiler_Host_GetConfigImage_Params get = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    get.pHostObject = host;
+    get.configImageSize = config.size();
+    get.pConfigImage = config.data();
+    r = api.cuptiProfilerHostGetConfigImage(&get);
+    if (r != CUPTI_SUCCESS) return failed(r, "building the configuration", why, why_size), pm_close(), false;
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    np.configImageSize = config.size();
+    np.pConfigImage = config.data();
+    r = api.cuptiProfilerHostGetNumOfPasses(&np);
+    if (r != CUPTI_SUCCESS) return failed(r, "counting the passes", why, why_size), pm_close(), false;
+    // Sampling has no replay: what needs a second pass cannot be sampled.
+    if (np.numOfPasses != 1) {
+        snprintf(why, why_size, "the metrics %s need %zu passes; PM sampling collects one (sample fewer)", metrics,
+                 (size_t)np.numOfPasses);
+        return pm_close(), false;
+    }
+    return true;
+}
+
+int pm_count(void) { return host ? (int)names.size() : 0; }
+
+// Gives the GPU's counter session back (the window's sampler, started or not).
+static void release(void) {
+    if (!window.sampler) return;
+    if (window.started) {
+        CUpti_PmSampling_Stop_Params st = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+        st.pPmSamplingObject = window.sampler;
+        api.cuptiPmSamplingStop(&st);
+        window.started = false;
+    }
+    CUpti_PmSampling_Disable_Params d = {CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+    d.pPmSamplingObject = window.sampler;
+    api.cuptiPmSamplingDisable(&d);
+    window.sampler = NULL;
+}
+
+static bool reset_image(char *why, size_t why_size) {
+    CUpti_PmSampling_CounterDataImage_Initialize_Params ci = {
+        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    ci.pPmSamplingObject = window.sampler;
+    ci.counterDataSize = image.size();
+    ci.pCounterData = image.data();
+    CALL(cuptiPmSamplingCounterDataImageInitialize, ci, "emptying the decoded samples");
+    return true;
+}
+
+// Decodes what the hardware buffer holds, adds each completed sample to the
+// window's sums and empties the image; again while the image filled up.
+// With the lock held. *drained: the decoder reached the end of the records.
+static bool decode(bool *drained, char *why, size_t why_size) {
+    *drained = false;
+    for (int round = 0; round < 100000; round++) {
+        CUpti_PmSampling_DecodeData_Params dd = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
+        dd.pPmSamplingObject = window.sampler;
+        dd.pCounterDataImage = image.data();
+        dd.counterDataImageSize = image.size();
+        CUptiResult r = api.cuptiPmSamplingDecodeData(&dd);
+        // CUPTI answers OUT_OF_MEMORY when the hardware buffer overflowed.
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY || (r == CUPTI_SUCCESS && dd.overflow)) {
+            snprintf(why, why_size,
+                     "the sampler's hardware buffer overflowed: samples were lost (%zu MiB, drained every %d ms)",
+                     HARDWARE_BUFFER_BYTES >> 20, (int)DRAIN_MS);
+            return false;
+        }
+        if (r != CUPTI_SUCCESS) return failed(r, "decoding the samples", why, why_size);
+        CUpti_PmSampling_GetCounterDataInfo_Params info = {CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
+        info.pCounterDataImage = image.data();
+        info.counterDataImageSize = image.size();
+        CALL(cuptiPmSamplingGetCounterDataInfo, info, "counting the decoded samples");
+        for (size_t i = 0; i < info.numCompletedSamples; i++) {
+            CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
+                CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+            si.pPmSamplingObject = window.sampler;
+            si.pCounterDataImage = image.data();
+            si.counterDataImageSize = image.size();
+            si.sampleIndex = i;
+            CALL(cuptiPmSamplingCounterDataGetSampleInfo, si, "reading a sample's time");
+            if (si.endTimestamp < si.startTimestamp) {
+                snprintf(why, why_size, "sample %ld ends before it starts", window.samples);
+                return false;
+            }
+            // Consecutive samples meet: a step of more than one and a half
+            // intervals is a sample that never reached the image, an
+            // overlap of more than half of one a sample counted twice.
+            if (window.samples > 0) {
+                double gap = (double)si.startTimestamp - (double)window.last_end;
+                if (gap > window.max_gap_ns) window.max_gap_ns = gap;
+                if (gap > 1.5 * PM_INTERVAL_NS || gap < -0.5 * PM_INTERVAL_NS) {
+                    snprintf(why, why_size,
+                             "the samples are not consecutive: %.1f us from the end of sample %ld to the start "
+                             "of the next (the interval is %.1f us): samples were lost",
+                             gap / 1e3, window.samples - 1, PM_INTERVAL_NS / 1e3);
+                    return false;
+                }
+            } else {
+                window.first_start = si.startTimestamp;
+            }
+            window.last_end = si.endTimestamp;
+            double values[PM_MAX_METRICS];
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+                CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+            ev.pHostObject = host;
+            ev.pCounterDataImage = image.data();
+            ev.counterDataImageSize = image.size();
+            ev.rangeIndex = i;
+            ev.ppMetricNames = name_ptrs.data();
+            ev.numMetrics = name_ptrs.size();
+            ev.pMetricValues = values;
+            CALL(cuptiProfilerHostEvaluateToGpuValues, ev, "evaluating a sample");
+            for (size_t m = 0; m < names.size(); m++) {
+                if (!isfinite(values[m]) || values[m] < 0) {
+                    snprintf(why, why_size, "sample %ld has %g for %s", window.samples, values[m], names[m].c_str());
+                    return false;
+                }
+                window.sums[m] += values[m];
+            }
+            window.samples++;
+        }
+        if (!reset_image(why, why_size)) return false;
+        if (dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) {
+            *drained = true;
+            return true;
+        }
+        // Full: decode the rest. Stopped for another reason: try again while
+        // that made progress, and let the caller decide otherwise.
+        if (dd.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL &&
+            info.numCompletedSamples == 0)
+            return true;
+    }
+    snprintf(why, why_size, "decoding the samples did not come to an end");
+    return false;
+}
+
+// While the window is open: decode every DRAIN_MS, so that the hardware
+// buffer never holds more than a few drains' worth.
+static void drain_loop(void) {
+    std::unique_lock<std::mutex> hold(window.lock);
+    while (!window.stop && window.error.empty()) {
+        window.wake.wait_for(hold, std::chrono::milliseconds(DRAIN_MS));
+        if (window.stop) break;
+        char why[512];
+        bool drained;
+        if (!decode(&drained, why, sizeof why)) window.error = why;
+    }
+}
+
+bool pm_begin(char *why, size_t why_size) {
+    if (!host) {
+        snprintf(why, why_size, "the witness was not opened");
+        return false;
+    }
+    if (window.sampler) {
+        snprintf(why, why_size, "a window is open already");
+        return false;
+    }
+    CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
+    en.deviceIndex = (size_t)device_index;
+    CALL(cuptiPmSamplingEnable, en, "taking the GPU's counter session");
+    window.sampler = en.pPmSamplingObject;
+    CUptiResult r;
+    CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+    sc.pPmSamplingObject = window.sampler;
+    sc.configSize = config.size();
+    sc.pConfig = config.data();
+    sc.hardwareBufferSize = HARDWARE_BUFFER_BYTES;
+    sc.samplingInterval = PM_INTERVAL_NS;
+    sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;  // nanoseconds, whatever the clocks do
+    sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;  // overflow is reported
+    if ((r = api.cuptiPmSamplingSetConfig(&sc)) != CUPTI_SUCCESS)
+        return failed(r, "configuring the sampler", why, why_size), release(), false;
+    CUpti_PmSampling_GetCounterDataSize_Params ds = {CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
+    ds.pPmSamplingObject = window.sampler;
+    ds.pMetricNames = name_ptrs.data();
+    ds.numMetrics = name_ptrs.size();
+    ds.maxSamples = DECODE_SAMPLES;
+    if ((r = api.cuptiPmSamplingGetCounterDataSize(&ds)) != CUPTI_SUCCESS)
+        return failed(r, "sizing the decoded samples", why, why_size), release(), false;
+    if (image.size() != ds.counterDataSize) image.assign(ds.counterDataSize, 0);
+    if (!reset_image(why, why_size)) return release(), false;
+    for (double &s : window.sums) s = 0;
+    window.samples = 0;
+    window.first_start = window.last_end = 0;
+    window.max_gap_ns = 0;
+    window.error.clear();
+    window.stop = false;
+    CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+    st.pPmSamplingObject = window.sampler;
+    if ((r = api.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS)
+        return failed(r, "starting the sampler", why, why_size), release(), false;
+    window.started = true;
+    window.drain = std::thread(drain_loop);
+    window.opened = std::chrono::steady_clock::now();
+    return true;
+}
+
+// Ends the drain thread (the lock is free afterwards).
+static void stop_drain(void) {
+    if (!window.drain.joinable()) return;
+    {
+        std::lock_guard<std::mutex> hold(window.lock);
+        window.stop = true;
+    }
+    window.wake.notify_all();
+    window.drain.join();
+}
+
+bool pm_end(double *values, char *why, size_t why_size) {
+    if (!window.sampler) {
+        snprintf(why, why_size, "no window is open");
+        return false;
+    }
+    window.closing = std::chrono::steady_clock::now();
+    struct timespec settle = {0, SETTLE_NS};
+    nanosleep(&settle, NULL);
+    stop_drain();
+    CUpti_PmSampling_Stop_Params st = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+    st.pPmSamplingObject = window.sampler;
+    CUptiResult r = api.cuptiPmSamplingStop(&st);
+    window.started = false;
+    if (r != CUPTI_SUCCESS) return failed(r, "stopping the sampler", why, why_size), release(), false;
+    if (!window.error.empty()) {
+        snprintf(why, why_size, "%s", window.error.c_str());
+        return release(), false;
+    }
+    // After the stop the decoder should reach the end of the records at
+    // once; a few tries for records still on their way.
+    bool drained = false;
+    for (int i = 0; i < 3 && !drained; i++) {
+        if (i) nanosleep(&settle, NULL);
+        if (!decode(&drained, why, why_size)) return release(), false;
+    }
+    release();
+    last.samples = window.samples;
+    last.span_ns = (double)(window.last_end - window.first_start);
+    last.max_gap_ns = window.max_gap_ns;
+    last.host_ms = std::chrono::duration<double, std::milli>(window.closing - window.opened).count();
+    if (!drained) {
+        snprintf(why, why_size, "the decoder stopped before the end of the samples: the sums would be short");
+        return false;
+    }
+    if (window.samples == 0) {
+        snprintf(why, why_size, "the sampler took no sample in %.3f ms", last.host_ms);
+        return false;
+    }
+    for (size_t m = 0; m < names.size(); m++) values[m] = window.sums[m];
+    return true;
+}
+
+void pm_last(struct PmWindow *w) { *w = last; }
+
+void pm_close(void) {
+    stop_drain();
+    release();
+    if (host) {
+        CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        d.pHostObject = host;
+        api.cuptiProfilerHostDeinitialize(&d);
+        host = NULL;
+    }
+    names.clear();
+    name_ptrs.clear();
+}
+#endif

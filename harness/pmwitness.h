@@ -1,0 +1,72 @@
+// A witness the student's process cannot touch (issue 45): the judge reads
+// the GPU's counters itself, device-wide, while the student's timed calls
+// run.
+//
+// The student's runner collects its counters (CUPTI's range profiler)
+// inside its own process, which can rewrite them. CUPTI's PM sampling takes
+// a device index, not a context: a sampler in the judge sees the kernels of
+// every process on the GPU at their real times, and the sampled processes
+// run no slower (gpu-facts.md, "Counters from outside the student's
+// process"). Only one counter session can exist per GPU, across all
+// processes: while the runner's range profiler is enabled, pm_begin fails
+// (CUPTI_ERROR_HARDWARE_BUSY), and while a window is open the runner cannot
+// enable its profiler. So the witness is enabled only for a window
+// (pm_begin .. pm_end) and released in between, and the runner keeps its
+// profiler disabled between its counted calls (counters_pause).
+//
+// What it sums is everything on the GPU during the window: the judge's own
+// kernels and anyone else's too, so the judge opens a window only around
+// work that is the student's (or the reference's) alone.
+//
+// CUPTI is loaded with dlopen, as harness/counters.cu does.
+#pragma once
+#include <stddef.h>
+
+enum { PM_MAX_METRICS = 8 };
+
+// Loads CUPTI and prepares the configuration of `metrics`
+// (comma-separated), each a count that adds up over time: the name ends in
+// ".sum" and CUPTI calls it a counter (not a ratio or a throughput). A
+// window's value is the sum of its samples, and a sum of per-sample rates,
+// averages, maxima or percentages means nothing, so those are refused
+// here, not summed. `device` is the CUDA device index (as
+// CUDA_VISIBLE_DEVICES numbers it). Call once, before any window; no CUDA
+// context of the caller's is needed. false with why (no CUPTI, no PM
+// sampling in this CUPTI, a metric the chip cannot sample in one pass,
+// insufficient privileges, another counter session on the GPU).
+bool pm_open(int device, const char *metrics, char *why, size_t why_size);
+int pm_count(void);  // metrics configured
+
+// Opens a window: takes the GPU's counter session and starts sampling
+// every PM_INTERVAL_NS. A thread drains the hardware buffer while the
+// window is open, so a window can be as long as the caller wants. false
+// with why, having released whatever it took, e.g. when another process
+// holds a counter session: "another counter session holds the GPU ...
+// (CUPTI error 26)".
+bool pm_begin(char *why, size_t why_size);
+
+// Closes the window: waits for the sample that holds the last work to
+// complete, stops, decodes every remaining sample, releases the session.
+// values[pm_count()]: each metric summed over every sample of the window.
+// false with why when any sample was lost (the hardware buffer overflowed,
+// a gap in the samples' timestamps) or none was taken: never a smaller sum
+// in silence.
+bool pm_end(double *values, char *why, size_t why_size);
+
+// What the last window held (after pm_end), to check it covered the work.
+struct PmWindow {
+    long samples;        // samples summed
+    double span_ns;      // GPU time from the first sample's start to the last one's end
+    double max_gap_ns;   // the largest step between one sample's end and the next one's start
+    double host_ms;      // host time from pm_begin's return to pm_end's call
+};
+void pm_last(struct PmWindow *w);
+
+// Ends an open window without reading it and releases CUPTI's objects.
+void pm_close(void);
+
+// The sampling interval: H100 accepts 1000 ns and more; 20 us held 11
+// metrics without overflowing the hardware buffer, 5 us did not
+// (gpu-facts.md). The sum does not depend on it: every sample of the
+// window is added.
+enum { PM_INTERVAL_NS = 20000 };
