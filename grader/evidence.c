@@ -82,22 +82,54 @@ static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
     else if (!strcmp(k, "partial_sums_min")) out[0] = STORE_SECTORS, out[1] = TMA_STORE_BYTES;
 }
 
+/* The witness's counters for e's evidence (NULL-terminated, at most MAX_WITNESSED). */
+static void witnessed_of(const Exercise *e, const char *out[MAX_WITNESSED + 1]) {
+    bool tensor = false, l2 = false;
+    for (int i = 0; i < e->nevidence; i++) {
+        const char *k = e->evidence[i].key->key;
+        tensor |= !strcmp(k, "mma_type") || !strcmp(k, "gmma_type") || !strcmp(k, "tensor_cores");
+        l2 |= !strcmp(k, "tma_multicast_share");
+    }
+    int n = 0;
+    memset(out, 0, (MAX_WITNESSED + 1) * sizeof *out);
+    if (tensor) out[n++] = WITNESS_TENSOR, out[n++] = WITNESS_TENSOR_ALL;
+    if (l2) out[n++] = WITNESS_L2_SECTORS;
+}
+
+static void add_once(StrList *all, const char *name) {
+    for (int j = 0; j < all->count; j++)
+        if (!strcmp(all->items[j], name)) return;
+    strlist_add(all, name);
+}
+
+static char *joined(StrList *all) {
+    StrBuf sb = {0};
+    for (int j = 0; j < all->count; j++) sb_printf(&sb, "%s%s", j ? "," : "", all->items[j]);
+    strlist_free(all);
+    return sb.buf;
+}
+
 char *evidence_metrics(const Exercise *e) {
     if (e->nevidence == 0) return NULL;
     StrList all = {0};
     for (int i = 0; i < e->nevidence; i++) {
         const char *names[MAX_READ + 1];
         counters_of(&e->evidence[i], names);
-        for (int k = 0; names[k]; k++) {
-            bool seen = false;
-            for (int j = 0; j < all.count; j++) seen |= !strcmp(all.items[j], names[k]);
-            if (!seen) strlist_add(&all, names[k]);
-        }
+        for (int k = 0; names[k]; k++) add_once(&all, names[k]);
     }
-    StrBuf sb = {0};
-    for (int j = 0; j < all.count; j++) sb_printf(&sb, "%s%s", j ? "," : "", all.items[j]);
-    strlist_free(&all);
-    return sb.buf;
+    const char *witnessed[MAX_WITNESSED + 1];
+    witnessed_of(e, witnessed);
+    for (int k = 0; witnessed[k]; k++) add_once(&all, witnessed[k]);
+    return joined(&all);
+}
+
+char *evidence_witness_metrics(const Exercise *e) {
+    const char *witnessed[MAX_WITNESSED + 1];
+    witnessed_of(e, witnessed);
+    if (!witnessed[0]) return NULL;
+    StrList all = {0};
+    for (int k = 0; witnessed[k]; k++) add_once(&all, witnessed[k]);
+    return joined(&all);
 }
 
 const char EVIDENCE_NO_FLOPS[] = "the FLOPs of the call";
@@ -110,7 +142,64 @@ static void malformed(Counters *c, const char *what) {
     snprintf(c->why, sizeof c->why, "the judge's record of the counted calls is malformed (%s)", what);
 }
 
+/* A witness line out of order: nothing of the witness is trusted. */
+static void witness_malformed(Counters *c, const char *what) {
+    if (c->witness == COUNTERS_UNAVAILABLE || c->witness == COUNTERS_FAILED) return;
+    c->witness = COUNTERS_FAILED;
+    snprintf(c->witness_why, sizeof c->witness_why, "the judge's witness lines are malformed (%s)", what);
+}
+
+static bool witness_parse_line(Counters *c, const char *key, const char *rest) {
+    if (!strcmp(key, "witnessed")) {
+        char name[96];
+        double v;
+        if (c->witness != COUNTERS_COLLECTED) return true;
+        WitnessedSize *w = &c->witnessed[c->nwitnessed - 1];
+        if (sscanf(rest, "%95s %lf", name, &v) != 2 || w->n == MAX_WITNESSED) {
+            witness_malformed(c, "a value without its size");
+            return true;
+        }
+        snprintf(w->names[w->n], sizeof w->names[0], "%s", name);
+        w->values[w->n++] = v;
+        return true;
+    }
+    if (!strncmp(rest, "unavailable: ", 13) || !strncmp(rest, "failed: ", 8)) {
+        bool unavailable = rest[0] == 'u';
+        if (c->witness != COUNTERS_UNAVAILABLE) {
+            c->witness = unavailable ? COUNTERS_UNAVAILABLE : COUNTERS_FAILED;
+            snprintf(c->witness_why, sizeof c->witness_why, "%s", rest + (unavailable ? 13 : 8));
+        }
+        return true;
+    }
+    WitnessedSize got = {0};
+    int samples;
+    if (sscanf(rest, "%63s calls %d samples %d", got.size, &got.calls, &samples) != 3 || got.calls < 1) {
+        witness_malformed(c, "a size without its calls");
+        return true;
+    }
+    if (c->witness == COUNTERS_NONE) c->witness = COUNTERS_COLLECTED;
+    if (c->witness != COUNTERS_COLLECTED) return true;
+    for (int k = 0; k < c->nwitnessed; k++)
+        if (!strcmp(c->witnessed[k].size, got.size)) {
+            witness_malformed(c, "a size twice");
+            return true;
+        }
+    if (c->nwitnessed == MAX_COUNTED_SIZES) {
+        witness_malformed(c, "too many sizes");
+        return true;
+    }
+    c->witnessed[c->nwitnessed++] = got;
+    return true;
+}
+
 bool evidence_parse_line(Counters *c, const char *key, const char *rest) {
+    if (!strcmp(key, "witness") || !strcmp(key, "witnessed")) {
+        if (!strcmp(key, "witnessed") && (c->witness == COUNTERS_NONE || c->nwitnessed == 0)) {
+            witness_malformed(c, "a value before any size");
+            return true;
+        }
+        return witness_parse_line(c, key, rest);
+    }
     if (!strcmp(key, "counter")) {
         char name[96];
         double v;
@@ -374,6 +463,75 @@ int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, 
         if (!l->ok && *unmet < 0) *unmet = n - 1;
     }
     return n;
+}
+
+/* The witness against the counted calls. The same code at the same size
+ * issues the same tensor work whoever counts it (a count of issued work,
+ * not of time), and asks L2 for the same sectors; the counted calls run
+ * under replay, a few percent apart at most. A witnessed counter may
+ * differ from the counted calls' median by WITNESS_SPREAD of the larger,
+ * plus, for the tensor pipe, TENSOR_IDLE cycles per FLOP (an exercise
+ * that forbids the tensor cores reads about 0 in both). */
+static const double WITNESS_SPREAD = 0.10;
+
+static double median_of(double *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool evidence_witness(const Exercise *e, const Counters *c, EvidenceLine *line, bool *unavailable) {
+    const char *names[MAX_WITNESSED + 1];
+    witnessed_of(e, names);
+    *unavailable = false;
+    if (!names[0]) return false;
+    memset(line, 0, sizeof *line);
+    snprintf(line->key, sizeof line->key, "witness");
+    if (c->witness != COUNTERS_COLLECTED) {
+        *unavailable = c->witness == COUNTERS_UNAVAILABLE;
+        snprintf(line->text, sizeof line->text, "no reading of the judge's own counters during your timed calls (%.150s)",
+                 c->witness == COUNTERS_NONE ? "the judge said nothing of them" : c->witness_why);
+        return true;
+    }
+    double worst = -1;
+    for (int w = 0; w < c->nwitnessed; w++) {
+        const WitnessedSize *ws = &c->witnessed[w];
+        int s = 0;
+        while (s < c->nsizes && strcmp(c->sizes[s].size, ws->size)) s++;
+        for (int k = 0; names[k]; k++) {
+            int i = 0;
+            while (i < ws->n && strcmp(ws->names[i], names[k])) i++;
+            double counted[MAX_COUNTED_CALLS];
+            int n = 0;
+            for (int call = 0; s < c->nsizes && call < c->ncalls; call++)
+                if (c->calls[call].size == s && evidence_call_value(c, call, names[k], &counted[n])) n++;
+            if (i == ws->n || n == 0 || !isfinite(ws->values[i]) || ws->values[i] < 0) {
+                snprintf(line->text, sizeof line->text, "no %s both witnessed and counted at size %.60s", names[k],
+                         ws->size);
+                snprintf(line->size, sizeof line->size, "%s", ws->size);
+                return true;
+            }
+            double timed = ws->values[i], med = median_of(counted, n);
+            bool tensor = strcmp(names[k], WITNESS_L2_SECTORS) != 0;
+            double slack = tensor ? TENSOR_IDLE * c->sizes[s].flops : 0;
+            double apart = fabs(timed - med), allowed = WITNESS_SPREAD * fmax(timed, med) + slack;
+            double score = allowed > 0 ? apart / allowed : (apart > 0 ? INFINITY : 0);
+            if (score <= worst) continue;
+            worst = score;
+            line->ok = score <= 1;
+            line->measured = med > 0 ? timed / med : 0;
+            line->bound = 1 + WITNESS_SPREAD;
+            snprintf(line->size, sizeof line->size, "%s", ws->size);
+            snprintf(line->text, sizeof line->text,
+                     "%s: %.4g per timed call (the judge's own reading) against %.4g in the counted calls",
+                     tensor ? "tensor-pipe cycles" : "L2 sectors asked by the SMs", timed, med);
+        }
+    }
+    if (worst < 0) snprintf(line->text, sizeof line->text, "no timed size was witnessed");
+    return true;
 }
 
 /* A counted call's own time (the runner's events around it) against the

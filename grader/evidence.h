@@ -35,6 +35,18 @@ typedef struct {
     double ms; /* the call's own time by the runner's events (NAN: not said) */
 } CountedCall;
 
+/* What the judge's own counters (the witness: PM sampling, out of the
+ * student's process) read over the student's timed calls of one size, per
+ * call ("witness: SIZE calls N samples S" then "witnessed: NAME VALUE"). */
+enum { MAX_WITNESSED = 4 };
+typedef struct {
+    char size[64];
+    int calls;
+    int n;
+    char names[MAX_WITNESSED][96];
+    double values[MAX_WITNESSED];
+} WitnessedSize;
+
 /* The counters of the student's counted calls ("counters: SIZE work IN OUT
  * FLOPS" then "counter: NAME VALUE" lines, once per call). Every call
  * names the same counters in the same order as the first. */
@@ -47,6 +59,11 @@ typedef struct {
     CountedSize sizes[MAX_COUNTED_SIZES];
     int ncalls;
     CountedCall calls[MAX_COUNTED_CALLS];
+    /* the witness: NONE (no line), COLLECTED, UNAVAILABLE or FAILED, as above */
+    CountersStatus witness;
+    char witness_why[400];
+    int nwitnessed;
+    WitnessedSize witnessed[MAX_COUNTED_SIZES];
 } Counters;
 
 /* One requirement as measured, for reports: the call that did worst. */
@@ -61,6 +78,13 @@ typedef struct {
 /* The counters e's evidence reads, comma-separated, each once: the judge's
  * --counters. NULL when e has no evidence keys. malloc'd. */
 char *evidence_metrics(const Exercise *e);
+
+/* The counters the judge itself samples over the student's timed calls
+ * (its --witness), comma-separated: the tensor pipe where e's evidence is
+ * about the tensor cores, L2's sectors where it is about multicast. NULL
+ * when none. evidence_metrics has them too: the counted calls read the
+ * same, to compare. malloc'd. */
+char *evidence_witness_metrics(const Exercise *e);
 
 /* Reads one result line ("key: rest") into c when it is a counters line
  * ("counters: ...", "counter: NAME VALUE"); returns whether it was. */
@@ -82,6 +106,15 @@ bool evidence_call_value(const Counters *c, int k, const char *name, double *v);
  * FLOPs (the course's mistake). */
 extern const char EVIDENCE_NO_FLOPS[];
 int evidence_measure(const Exercise *e, const Counters *c, EvidenceLine *lines, int *unmet, const char **missing);
+
+/* The witness against the counted calls: at every timed size, each
+ * witnessed counter per timed call must match the counted calls' (their
+ * median) within a tolerance; a code that does other work while it is
+ * counted than while it is timed fails. false when e has no witness (line
+ * untouched); else *line is the comparison that did worst, or why none
+ * could be made (the witness unavailable: *unavailable; failed or missing:
+ * not met). */
+bool evidence_witness(const Exercise *e, const Counters *c, EvidenceLine *line, bool *unavailable);
 
 /* Whether a counted call's own time (the runner's events) fits the median
  * of the timed calls of its size; [*lo, *hi] is what fits. */

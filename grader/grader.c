@@ -640,6 +640,26 @@ static void check_counted_clock(GradeResult *r) {
     }
 }
 
+/* The judge's own counters over the timed calls against the counted
+ * calls (evidence_witness): what the code does while it is timed, seen
+ * from outside its process, must be what it showed while counted. */
+static void check_witness(GradeResult *r, const Exercise *e) {
+    EvidenceLine line;
+    bool unavailable;
+    if (!evidence_witness(e, &r->counters, &line, &unavailable)) return;
+    if (r->nevidence < MAX_EVIDENCE) r->evidence[r->nevidence++] = line;
+    if (unavailable)
+        set_verdict(r, V_SETUP_ERROR,
+                    "correct, but not graded: this exercise is passed only with the judge's own reading of the GPU's "
+                    "counters while your calls are timed, and it cannot read them on this machine: %s",
+                    r->counters.witness_why);
+    else if (!line.ok)
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but at size %s the GPU's counters show %s: your code does other work when its "
+                    "counters are read than when it is timed",
+                    line.size[0] ? line.size : "-", line.text);
+}
+
 /* A correct answer (passing or slow) must also show, in the GPU's own
  * counters, that it did its work the way the exercise teaches. A check
  * that cannot be made is never a pass: this machine's counters cannot be
@@ -692,6 +712,7 @@ void grade_check_evidence(GradeResult *r, const Exercise *e) {
         return;
     }
     check_counted_clock(r);
+    if (r->verdict == V_PASS || r->verdict == V_SLOW) check_witness(r, e);
 }
 
 
@@ -1086,7 +1107,8 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
      * main.cu #includes the judge's parts (judge/NAME.cu): one object, which the build key rebuilds when a
      * part changes (toolchain_build_key) */
     static const char *const judge_files[] = {"main.cu",     "runner.cu",   "protocol.cu", "rules.c",
-                                              "sandbox.c",   "counters.cu", "neighbours.c", "modules.cu"};
+                                              "sandbox.c",   "counters.cu", "neighbours.c", "modules.cu",
+                                              "pmwitness.cu"};
     static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu", "modules.cu"};
     enum { NJUDGE = ARRAY_SIZE(judge_files), NRUNNER = ARRAY_SIZE(runner_files) };
     char *kind_cu = course_kind_path(c, e->kind);
@@ -1196,6 +1218,12 @@ static void run_harness(const Exercise *e, const CourseParts *parts, const char 
         strlist_add(&args, "--counters");
         strlist_add(&args, metrics);
         free(metrics);
+        char *witnessed = evidence_witness_metrics(e);
+        if (witnessed) {
+            strlist_add(&args, "--witness");
+            strlist_add(&args, witnessed);
+            free(witnessed);
+        }
     }
     int timeout_s = o && o->timeout_s ? o->timeout_s : e->timeout_s;
     char nonce[40];

@@ -33,6 +33,17 @@
 #define DMMA_CYCLES "sm__pipe_tensor_op_dmma_cycles_active.sum"
 #define OPS(path, type) "sm__ops_path_tensor_op_" path "_src_" type ".sum"
 
+/* The witness's (harness/judge/witness.cu): counters that PM sampling reads
+ * in one pass on GH100 and the range profiler reads too, under the same
+ * names, so that the judge's samples over the timed calls and the counted
+ * calls can be compared. The tensor pipe's cycles on the HMMA/HGMMA/QGMMA
+ * path: a count of the work issued, not of time (a cuBLAS BF16 GEMM read
+ * exactly FLOPs / 1024 at 100 us and at 1 ms intervals on the H200); the
+ * sectors the SMs asked of L2 (a multicast load asks once for two blocks). */
+#define WITNESS_TENSOR "TPC.TriageCompute.sm__pipe_tensor_op_hmma_cycles_active_realtime.sum"
+#define WITNESS_TENSOR_ALL "sm__pipe_tensor_cycles_active.sum"
+#define WITNESS_L2_SECTORS "lts__t_sectors_srcunit_tex.sum"
+
 /* For the diagnosis (gpucourse why). */
 #define STORE_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 #define LOCAL_LOAD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"

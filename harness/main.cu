@@ -7,7 +7,7 @@
 //   harness-KIND --student S.so --runner runner-KIND --reference R.so --seed N
 //                --check 1000 --check 65537 --timing 268435456 [--timing ...]
 //                [--rel X] [--abs Y] [--deterministic 1] [--samples N] [--warmup-ms N]
-//                [--counters METRIC,...]
+//                [--counters METRIC,...] [--witness METRIC,...]
 //
 // Each --timing size is checked, then timed on its own; its lines follow a
 // `timed: SIZE` line.
@@ -33,6 +33,7 @@
 #include "inputs.h"
 #include "modules.h"
 #include "neighbours.h"
+#include "pmwitness.h"
 #include "protocol.h"
 #include "rules.h"
 #include "sandbox.h"
@@ -60,6 +61,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 int runner_main(bool trusted, const char *library, const char *counters, const char *warm);  // runner.cu
@@ -94,6 +96,7 @@ static bool deterministic;  // --deterministic: the same inputs must give the sa
 #include "judge/wrong.cu"
 #include "judge/intact.cu"
 #include "judge/counting.cu"
+#include "judge/witness.cu"
 #include "judge/call.cu"
 #include "judge/loaded.cu"
 #include "judge/setup.cu"
@@ -130,6 +133,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--abs")) tol_abs = atof(v);
         else if (!strcmp(a, "--deterministic")) deterministic = atoi(v) != 0;
         else if (!strcmp(a, "--counters")) counters_list = v;
+        else if (!strcmp(a, "--witness")) witness_list = v;
         else if (!strcmp(a, "--timeout")) {
             signal(SIGALRM, on_timeout);
             alarm((unsigned)std::max(1, atoi(v)));
@@ -206,6 +210,7 @@ int main(int argc, char **argv) {
     trace("waiting for a quiet GPU");
     calibrate_idle_probe();
     trace("idle probe calibrated");
+    if (counting) witness_open();  // while the check sizes run
 
     bool ok = true;
     for (size_t k = 0; k < check.size() && ok; k++) ok = check_against_cpu(check[k], seed + k);
@@ -217,6 +222,8 @@ int main(int argc, char **argv) {
     // rounds) is enough; 0.1 s less for each (ex41 has four sizes).
     const double later_warmup_ms = std::min(warmup_ms, 50.0);
     // At least COUNTED_CALLS counted calls in all, at every timed size.
+    witness_opened();
+    trace("the witness opened");
     const int counted_per_size = std::max(1, (COUNTED_CALLS + (int)timing.size() - 1) / std::max(1, (int)timing.size()));
     for (size_t k = 0; k < timing.size() && ok && end == TIMED_FAIR; k++) {
         end = timed_run(timing[k], seed + k, samples, k == 0 ? warmup_ms : later_warmup_ms, counting,

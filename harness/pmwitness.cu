@@ -13,7 +13,7 @@ static bool no_pm_sampling(char *why, size_t why_size) {
 bool pm_open(int, const char *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
 int pm_count(void) { return 0; }
 bool pm_begin(char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
-bool pm_end(double *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
+bool pm_end(const PmSample **, size_t *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
 void pm_last(struct PmWindow *w) { *w = PmWindow{}; }
 void pm_close(void) {}
 #else
@@ -63,15 +63,15 @@ alignas(PM_API_PAGE) static union {
 } table;
 #define api table.api
 
-// Sizes. The hardware buffer (pinned host memory CUPTI allocates when the
-// window is configured) takes the samples until the drain thread decodes
-// them; every DRAIN_MS that is about 500 samples at 20 us, so 64 MiB leaves
-// room for samples of over 100 KB each or a drain that runs late. The host
-// image holds DECODE_SAMPLES decoded samples at a time (about 58 KB each
-// with 11 metrics, gpu-facts.md) and is emptied after each decode, so its
-// size bounds memory, not the window's length.
+// Sizes. The hardware buffer takes the samples until the drain thread
+// decodes them: every DRAIN_MS that is about 100 samples at 100 us. 64 MiB
+// (XLA's default); with 16 MiB the H200 decoded 2^19 phantom samples (16 MiB
+// in 32-byte records) in a window of a few seconds, caught by the count
+// check in pm_end. The host image holds DECODE_SAMPLES decoded samples at a
+// time (about 27 KB each with three metrics on the H200) and is emptied
+// after each decode, so its size bounds memory, not the window's length.
 static const size_t HARDWARE_BUFFER_BYTES = 64u << 20;
-enum { DRAIN_MS = 10, DECODE_SAMPLES = 512 };
+enum { DRAIN_MS = 10, DECODE_SAMPLES = 256 };
 // pm_end waits this long before stopping, so that the sample that holds the
 // last of the work has ended and reached the buffer: 10 intervals.
 static const long SETTLE_NS = 10L * PM_INTERVAL_NS;
@@ -92,10 +92,9 @@ static struct {
     std::mutex lock;
     std::condition_variable wake;
     bool stop;                // pm_end asks the drain thread to finish
-    std::string error;        // the first failure of a decode; the window's sums are void then
-    double sums[PM_MAX_METRICS];
-    long samples;
-    uint64_t first_start, last_end;
+    std::string error;        // the first failure of a decode; the window's samples are void then
+    std::vector<PmSample> samples;
+    uint64_t last_end;
     double max_gap_ns;
     std::chrono::steady_clock::time_point opened, closing;
 } window;
@@ -284,8 +283,9 @@ static bool reset_image(char *why, size_t why_size) {
     return true;
 }
 
-// Decodes what the hardware buffer holds, adds each completed sample to the
-// window's sums and empties the image; again while the image filled up.
+// Decodes what the hardware buffer holds, keeps each completed sample
+// (its times and values) and empties the image; again while the image
+// filled up.
 // With the lock held. *drained: the decoder reached the end of the records.
 static bool decode(bool *drained, char *why, size_t why_size) {
     *drained = false;
@@ -316,27 +316,28 @@ static bool decode(bool *drained, char *why, size_t why_size) {
             si.sampleIndex = i;
             CALL(cuptiPmSamplingCounterDataGetSampleInfo, si, "reading a sample's time");
             if (si.endTimestamp < si.startTimestamp) {
-                snprintf(why, why_size, "sample %ld ends before it starts", window.samples);
+                snprintf(why, why_size, "sample %zu ends before it starts", window.samples.size());
                 return false;
             }
             // Consecutive samples meet: a step of more than one and a half
             // intervals is a sample that never reached the image, an
             // overlap of more than half of one a sample counted twice.
-            if (window.samples > 0) {
+            if (!window.samples.empty()) {
                 double gap = (double)si.startTimestamp - (double)window.last_end;
                 if (gap > window.max_gap_ns) window.max_gap_ns = gap;
                 if (gap > 1.5 * PM_INTERVAL_NS || gap < -0.5 * PM_INTERVAL_NS) {
                     snprintf(why, why_size,
-                             "the samples are not consecutive: %.1f us from the end of sample %ld to the start "
+                             "the samples are not consecutive: %.1f us from the end of sample %zu to the start "
                              "of the next (the interval is %.1f us): samples were lost",
-                             gap / 1e3, window.samples - 1, PM_INTERVAL_NS / 1e3);
+                             gap / 1e3, window.samples.size() - 1, PM_INTERVAL_NS / 1e3);
                     return false;
                 }
-            } else {
-                window.first_start = si.startTimestamp;
             }
             window.last_end = si.endTimestamp;
-            double values[PM_MAX_METRICS];
+            PmSample sample = {};
+            sample.start_ns = si.startTimestamp;
+            sample.end_ns = si.endTimestamp;
+            double *values = sample.values;
             CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
                 CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
             ev.pHostObject = host;
@@ -349,12 +350,12 @@ static bool decode(bool *drained, char *why, size_t why_size) {
             CALL(cuptiProfilerHostEvaluateToGpuValues, ev, "evaluating a sample");
             for (size_t m = 0; m < names.size(); m++) {
                 if (!isfinite(values[m]) || values[m] < 0) {
-                    snprintf(why, why_size, "sample %ld has %g for %s", window.samples, values[m], names[m].c_str());
+                    snprintf(why, why_size, "sample %zu has %g for %s", window.samples.size(), values[m],
+                             names[m].c_str());
                     return false;
                 }
-                window.sums[m] += values[m];
             }
-            window.samples++;
+            window.samples.push_back(sample);
         }
         if (!reset_image(why, why_size)) return false;
         if (dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) {
@@ -417,9 +418,8 @@ bool pm_begin(char *why, size_t why_size) {
         return failed(r, "sizing the decoded samples", why, why_size), release(), false;
     if (image.size() != ds.counterDataSize) image.assign(ds.counterDataSize, 0);
     if (!reset_image(why, why_size)) return release(), false;
-    for (double &s : window.sums) s = 0;
-    window.samples = 0;
-    window.first_start = window.last_end = 0;
+    window.samples.clear();
+    window.last_end = 0;
     window.max_gap_ns = 0;
     window.error.clear();
     window.stop = false;
@@ -444,7 +444,7 @@ static void stop_drain(void) {
     window.drain.join();
 }
 
-bool pm_end(double *values, char *why, size_t why_size) {
+bool pm_end(const PmSample **samples, size_t *count, char *why, size_t why_size) {
     if (!window.sampler) {
         snprintf(why, why_size, "no window is open");
         return false;
@@ -470,19 +470,28 @@ bool pm_end(double *values, char *why, size_t why_size) {
         if (!decode(&drained, why, why_size)) return release(), false;
     }
     release();
-    last.samples = window.samples;
-    last.span_ns = (double)(window.last_end - window.first_start);
+    last.samples = (long)window.samples.size();
+    last.span_ns = window.samples.size() > 1 ? (double)(window.last_end - window.samples[1].start_ns) : 0;
     last.max_gap_ns = window.max_gap_ns;
     last.host_ms = std::chrono::duration<double, std::milli>(window.closing - window.opened).count();
     if (!drained) {
         snprintf(why, why_size, "the decoder stopped before the end of the samples: the sums would be short");
         return false;
     }
-    if (window.samples == 0) {
+    if (window.samples.empty()) {
         snprintf(why, why_size, "the sampler took no sample in %.3f ms", last.host_ms);
         return false;
     }
-    for (size_t m = 0; m < names.size(); m++) values[m] = window.sums[m];
+    // More samples than the window's time holds are not the GPU's: the
+    // first reaches back, the rest are one interval each.
+    double host_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - window.opened).count();
+    if ((double)(window.samples.size() - 1) * PM_INTERVAL_NS > host_ns + 4.0 * PM_INTERVAL_NS) {
+        snprintf(why, why_size, "the sampler returned %zu samples of %.0f us for a window of %.1f ms: not the GPU's",
+                 window.samples.size(), PM_INTERVAL_NS / 1e3, host_ns / 1e6);
+        return false;
+    }
+    *samples = window.samples.data();
+    *count = window.samples.size();
     return true;
 }
 

@@ -14,9 +14,13 @@
 // (pm_begin .. pm_end) and released in between, and the runner keeps its
 // profiler disabled between its counted calls (counters_pause).
 //
-// What it sums is everything on the GPU during the window: the judge's own
-// kernels and anyone else's too, so the judge opens a window only around
-// work that is the student's (or the reference's) alone.
+// What a sample holds is everything on the GPU during its interval: the
+// judge's own kernels and anyone else's too. Its times are the host's
+// CLOCK_REALTIME in nanoseconds (CUPTI's clock: measured on the H200, a
+// cuBLAS GEMM's busy samples began 0.16 ms after the host launched it and
+// ended 0.02 ms after it returned), so the judge keeps the samples of a
+// window and adds up those that overlap the student's calls, with nothing
+// else on the GPU for an interval on either side.
 //
 // CUPTI is loaded with dlopen, as harness/counters.cu does.
 #pragma once
@@ -45,18 +49,27 @@ int pm_count(void);  // metrics configured
 // (CUPTI error 26)".
 bool pm_begin(char *why, size_t why_size);
 
+// One sample: its interval (CLOCK_REALTIME ns) and each metric's count in it.
+struct PmSample {
+    unsigned long long start_ns, end_ns;
+    double values[PM_MAX_METRICS];
+};
+
 // Closes the window: waits for the sample that holds the last work to
 // complete, stops, decodes every remaining sample, releases the session.
-// values[pm_count()]: each metric summed over every sample of the window.
-// false with why when any sample was lost (the hardware buffer overflowed,
-// a gap in the samples' timestamps) or none was taken: never a smaller sum
-// in silence.
-bool pm_end(double *values, char *why, size_t why_size);
+// *samples, *count: the window's samples in time order, consecutive (valid
+// until the next pm_begin). The first one reaches back to before the
+// window began (CUPTI's first sample starts where the last session
+// stopped), so work must start an interval after pm_begin returns. false
+// with why when any sample was lost (the hardware buffer overflowed, a gap
+// in the samples' times) or none was taken: never a smaller sum in
+// silence.
+bool pm_end(const struct PmSample **samples, size_t *count, char *why, size_t why_size);
 
 // What the last window held (after pm_end), to check it covered the work.
 struct PmWindow {
-    long samples;        // samples summed
-    double span_ns;      // GPU time from the first sample's start to the last one's end
+    long samples;        // samples taken
+    double span_ns;      // time from the second sample's start to the last one's end
     double max_gap_ns;   // the largest step between one sample's end and the next one's start
     double host_ms;      // host time from pm_begin's return to pm_end's call
 };
@@ -65,8 +78,10 @@ void pm_last(struct PmWindow *w);
 // Ends an open window without reading it and releases CUPTI's objects.
 void pm_close(void);
 
-// The sampling interval: H100 accepts 1000 ns and more; 20 us held 11
-// metrics without overflowing the hardware buffer, 5 us did not
-// (gpu-facts.md). The sum does not depend on it: every sample of the
-// window is added.
-enum { PM_INTERVAL_NS = 20000 };
+// The sampling interval. On the H200 (2026-11-28, tools/probe-pmwitness.sh)
+// 100 us and 1 ms gave the same sums for a cuBLAS GEMM (to the cycle) with
+// no sample lost; 20 us lost samples and read 0 tensor cycles, and CUPTI
+// evaluates a sample in 5-11 us of host time, so 50,000 samples a second
+// cannot be decoded as they come. An interval is also the judge's margin
+// around the student's calls.
+enum { PM_INTERVAL_NS = 100000 };

@@ -45,9 +45,10 @@ int main(void) {
     r = pm_begin(why, sizeof why);
     ok(!r && strstr(why, "not opened"), "a window before pm_open is refused", why);
 
-    double values[PM_MAX_METRICS];
+    const PmSample *samples;
+    size_t count;
     why[0] = 0;
-    r = pm_end(values, why, sizeof why);
+    r = pm_end(&samples, &count, why, sizeof why);
     ok(!r && strstr(why, "no window is open"), "pm_end without a window is refused", why);
 
     // Here there is no GPU (the stub driver, or none): a valid list fails

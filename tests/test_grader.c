@@ -1138,14 +1138,46 @@ static Exercise wgmma_exercise(void) {
     return e;
 }
 
+/* What the judge adds for the witness (harness/judge/witness.cu) when the
+ * code does the same work timed as counted: each counted call reads the
+ * tensor pipe at FLOPs / 1024 (as a BF16 GEMM did on the H200) and L2 at a
+ * fixed count, and the witness reads the same per timed call. The recorded
+ * outputs below predate the witness; the witness's own rules are
+ * test_witness's. */
+static const char *const witness_names[] = {WITNESS_TENSOR, WITNESS_TENSOR_ALL, WITNESS_L2_SECTORS};
+
+static void honest_witness(Counters *c) {
+    if (c->witness != COUNTERS_NONE || c->status != COUNTERS_COLLECTED) return;
+    int first = c->n;
+    for (int w = 0; w < 3 && c->n < MAX_RESULT_COUNTERS; w++) snprintf(c->names[c->n++], sizeof c->names[0], "%s", witness_names[w]);
+    for (int k = 0; k < c->ncalls; k++)
+        for (int w = 0; first + w < c->n; w++) {
+            CountedCall *call = &c->calls[k];
+            double flops = c->sizes[call->size].flops;
+            call->values[call->n++] = w < 2 ? flops / 1024 : 1e9;
+        }
+    c->witness = COUNTERS_COLLECTED;
+    c->nwitnessed = c->nsizes;
+    for (int s = 0; s < c->nsizes; s++) {
+        WitnessedSize *ws = &c->witnessed[s];
+        *ws = (WitnessedSize){.calls = 20, .n = 3};
+        snprintf(ws->size, sizeof ws->size, "%s", c->sizes[s].size);
+        for (int w = 0; w < 3; w++) {
+            snprintf(ws->names[w], sizeof ws->names[0], "%s", witness_names[w]);
+            ws->values[w] = w < 2 ? c->sizes[s].flops / 1024 : 1e9;
+        }
+    }
+}
+
 /* Decides on tests/data/NAME.txt (a recorded judge's output) for exercise
- * e, its evidence checked too. */
+ * e, its evidence checked too (an honest witness added where it has none). */
 static Verdict decide_evidence_for(const char *name, const Exercise *e, GradeResult *r) {
     char *path = xprintf("tests/data/%s.txt", name);
     char *text = read_file(path, NULL);
     assert_non_null(text);
     memset(r, 0, sizeof *r);
     grade_decide(r, e, &exited_ok, text, "N1");
+    honest_witness(&r->counters);
     grade_check_evidence(r, e);
     free(text);
     free(path);
@@ -1251,17 +1283,32 @@ static void test_evidence_metrics(void **state) {
     char *m = evidence_metrics(&e);
     assert_string_equal(m, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,"
                            "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,"
-                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum," WITNESS_TENSOR "," WITNESS_TENSOR_ALL);
     free(m);
     e.evidence[2] = (Requirement){evidence_key("load_sectors_min"), 8, NULL}; /* shares the sectors counter */
     e.nevidence = 3;
     m = evidence_metrics(&e);
     assert_string_equal(m, "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,"
                            "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,"
-                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,"
+                           WITNESS_TENSOR "," WITNESS_TENSOR_ALL);
+    free(m);
+    /* the witness samples the tensor pipe for a tensor-core exercise, L2 for multicast, nothing else */
+    m = evidence_witness_metrics(&e);
+    assert_string_equal(m, WITNESS_TENSOR "," WITNESS_TENSOR_ALL);
+    free(m);
+    Exercise loads = exercise();
+    loads.evidence[0] = (Requirement){evidence_key("tma_load_share"), 0.9, NULL};
+    loads.nevidence = 1;
+    assert_null(evidence_witness_metrics(&loads));
+    loads.evidence[1] = (Requirement){evidence_key("tma_multicast_share"), 0.3, NULL};
+    loads.nevidence = 2;
+    m = evidence_witness_metrics(&loads);
+    assert_string_equal(m, WITNESS_L2_SECTORS);
     free(m);
     Exercise plain = exercise();
     assert_null(evidence_metrics(&plain));
+    assert_null(evidence_witness_metrics(&plain));
 }
 
 /* Counter values recorded on the H100: ex32's reference submitted for ex33
@@ -1270,7 +1317,8 @@ static void test_evidence_decisions(void **state) {
     (void)state;
     GradeResult r;
     assert_int_equal(decide_evidence("evidence_pass", &r), V_PASS);
-    assert_int_equal(r.nevidence, 2);
+    assert_int_equal(r.nevidence, 3);
+    assert_true(r.evidence[2].ok && !strcmp(r.evidence[2].key, "witness"));
     assert_true(r.evidence[0].ok && r.evidence[0].measured > 0.99 && r.evidence[0].measured < 1.01);
     assert_true(r.evidence[1].ok && r.evidence[1].measured > 0.96);
     assert_non_null(strstr(r.evidence[1].text, "TMA loads: 0.97 of the bytes loaded (at least 0.90)"));
@@ -1310,7 +1358,7 @@ static void test_evidence_multicast(void **state) {
     char *m = evidence_metrics(&e);
     assert_string_equal(m, "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld_dest_multicast.sum,"
                            "l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum,"
-                           "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum");
+                           "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum," WITNESS_L2_SECTORS);
     free(m);
 }
 
@@ -1341,7 +1389,7 @@ static void test_evidence_fp8(void **state) {
     assert_string_equal(m, "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active.sum,"
                            "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum,sm__ops_path_tensor_op_hgmma_src_fp16.sum,"
                            "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum,sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum,"
-                           "sm__ops_path_tensor_op_hmma_src_fp16.sum");
+                           "sm__ops_path_tensor_op_hmma_src_fp16.sum," WITNESS_TENSOR "," WITNESS_TENSOR_ALL);
     free(m);
     /* one counter missing: nothing is decided */
     char *data = read_file("tests/data/evidence_fp8_pass.txt", NULL);
@@ -1515,6 +1563,7 @@ static void test_evidence_counted_calls(void **state) {
     assert_non_null(missing);
     GradeResult r = {.verdict = V_PASS};
     r.counters = c;
+    honest_witness(&r.counters);
     grade_check_evidence(&r, &e);
     assert_int_equal(r.verdict, V_REQUIREMENT);
     grade_result_free(&r);
@@ -1578,6 +1627,7 @@ static void test_counted_clock(void **state) {
         set_call(c, k, 0, 1099511627776.0);
         c->calls[k].ms = 1.9;
     }
+    honest_witness(c);
     grade_check_evidence(&r, &e);
     assert_int_equal(r.verdict, V_PASS);
     /* TF32 when counted, FP16 timed: twice the time */
@@ -1607,6 +1657,116 @@ static void test_counted_clock(void **state) {
     assert_true(d.calls[0].ms == 0.25);
     evidence_parse_line(&d, "counters", "4096 work 1 2 3");
     assert_true(isnan(d.calls[1].ms));
+}
+
+/* The witness (issue 45): the judge's own counters over the timed calls
+ * against the counted calls, at each size. */
+static void test_witness(void **state) {
+    (void)state;
+    Exercise e = wgmma_exercise();
+    const char *honest[][2] = {
+        {"counters", "4096x4096x4096 work 67108864 33554432 137438953472 ms 0.2"},
+        {"counter", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum 137438953472"},
+        {"counter", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum 800000000"},
+        {"counter", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum 1000000"},
+        {"counter", WITNESS_TENSOR " 134217728"},
+        {"counter", WITNESS_TENSOR_ALL " 134217728"},
+        {"witness", "4096x4096x4096 calls 20 samples 61"},
+        {"witnessed", WITNESS_TENSOR " 134217728"},
+        {"witnessed", WITNESS_TENSOR_ALL " 134217728"},
+    };
+    GradeResult r = {.verdict = V_PASS, .nsizes = 1};
+    snprintf(r.sizes[0].size, sizeof r.sizes[0].size, "4096x4096x4096");
+    r.sizes[0].student.median_ms = 0.2;
+    for (size_t i = 0; i < sizeof honest / sizeof honest[0]; i++)
+        assert_true(evidence_parse_line(&r.counters, honest[i][0], honest[i][1]));
+    assert_int_equal(r.counters.witness, COUNTERS_COLLECTED);
+    assert_int_equal(r.counters.nwitnessed, 1);
+    assert_int_equal(r.counters.witnessed[0].calls, 20);
+    grade_check_evidence(&r, &e);
+    assert_int_equal(r.verdict, V_PASS);
+    assert_int_equal(r.nevidence, 3);
+    assert_string_equal(r.evidence[2].key, "witness");
+    assert_true(r.evidence[2].ok);
+
+    /* TF32 while counted, FP16 while timed: half the tensor pipe's cycles per call */
+    GradeResult cheat = r;
+    cheat.nevidence = 0;
+    cheat.counters.witnessed[0].values[0] = 134217728 / 2.0;
+    grade_check_evidence(&cheat, &e);
+    assert_int_equal(cheat.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(cheat.reason, "at size 4096x4096x4096 the GPU's counters show tensor-pipe cycles: 6.711e+07 "
+                                         "per timed call (the judge's own reading) against 1.342e+08 in the counted calls"));
+    assert_non_null(strstr(cheat.reason, "does other work when its counters are read than when it is timed"));
+    /* within the spread: a few percent apart passes */
+    cheat.verdict = V_PASS;
+    cheat.counters.witnessed[0].values[0] = 134217728 * 1.05;
+    grade_check_evidence(&cheat, &e);
+    assert_int_equal(cheat.verdict, V_PASS);
+    /* the technique only when counted: the timed calls with no tensor work at all */
+    cheat.counters.witnessed[0].values[0] = cheat.counters.witnessed[0].values[1] = 0;
+    grade_check_evidence(&cheat, &e);
+    assert_int_equal(cheat.verdict, V_REQUIREMENT);
+
+    /* what the judge could not see is never a pass */
+    GradeResult failed = r;
+    failed.verdict = V_PASS;
+    failed.nevidence = 0;
+    failed.counters.witness = COUNTERS_NONE;
+    assert_true(evidence_parse_line(&failed.counters, "witness", "failed: the samples are not consecutive"));
+    grade_check_evidence(&failed, &e);
+    assert_int_equal(failed.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(failed.reason, "the samples are not consecutive"));
+    failed.verdict = V_PASS;
+    failed.nevidence = 0;
+    failed.counters.witness = COUNTERS_NONE;
+    grade_check_evidence(&failed, &e);
+    assert_int_equal(failed.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(failed.reason, "the judge said nothing of them"));
+    failed.verdict = V_PASS;
+    failed.nevidence = 0;
+    assert_true(evidence_parse_line(&failed.counters, "witness", "unavailable: this CUDA Toolkit's CUPTI has no PM sampling"));
+    grade_check_evidence(&failed, &e);
+    assert_int_equal(failed.verdict, V_SETUP_ERROR);
+    /* a size witnessed but its counter missing from the counted calls */
+    GradeResult missing = r;
+    missing.verdict = V_PASS;
+    missing.nevidence = 0;
+    snprintf(missing.counters.witnessed[0].names[0], sizeof missing.counters.witnessed[0].names[0], "other.sum");
+    grade_check_evidence(&missing, &e);
+    assert_int_equal(missing.verdict, V_REQUIREMENT);
+
+    /* malformed lines: nothing of the witness is trusted */
+    Counters m = {0};
+    assert_true(evidence_parse_line(&m, "witnessed", "x.sum 1"));
+    assert_int_equal(m.witness, COUNTERS_FAILED);
+    Counters z = {0};
+    assert_true(evidence_parse_line(&z, "witness", "4096 calls 0 samples 0"));
+    assert_int_equal(z.witness, COUNTERS_FAILED);
+    Counters twice = {0};
+    assert_true(evidence_parse_line(&twice, "witness", "4096 calls 3 samples 9"));
+    assert_true(evidence_parse_line(&twice, "witness", "4096 calls 3 samples 9"));
+    assert_int_equal(twice.witness, COUNTERS_FAILED);
+
+    /* multicast while counted only: the timed calls ask L2 for more sectors */
+    Exercise mc = exercise();
+    mc.evidence[0] = (Requirement){evidence_key("tma_multicast_share"), 0.3, NULL};
+    mc.nevidence = 1;
+    GradeResult l2 = {.verdict = V_PASS};
+    const char *l2_lines[][2] = {
+        {"counters", "4096x4096x4096 work 67108864 33554432 137438953472 ms 0.2"},
+        {"counter", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld_dest_multicast.sum 1070000000"},
+        {"counter", "l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum 4190000"},
+        {"counter", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum 1070000000"},
+        {"counter", WITNESS_L2_SECTORS " 25000000"},
+        {"witness", "4096x4096x4096 calls 20 samples 61"},
+        {"witnessed", WITNESS_L2_SECTORS " 33400000"},
+    };
+    for (size_t i = 0; i < sizeof l2_lines / sizeof l2_lines[0]; i++)
+        assert_true(evidence_parse_line(&l2.counters, l2_lines[i][0], l2_lines[i][1]));
+    grade_check_evidence(&l2, &mc);
+    assert_int_equal(l2.verdict, V_REQUIREMENT);
+    assert_non_null(strstr(l2.reason, "L2 sectors asked by the SMs: 3.34e+07 per timed call"));
 }
 
 /* The judge's lines, several calls: parsed call by call; a call naming other
@@ -2580,6 +2740,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_counted_calls),
         cmocka_unit_test(test_evidence_partial_sums),
         cmocka_unit_test(test_counted_clock),
+        cmocka_unit_test(test_witness),
         cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_loaded_modules),
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),

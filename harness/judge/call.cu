@@ -38,6 +38,9 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     char doing[320];
     snprintf(doing, sizeof doing, "during the %s", phase);
     expect_silence(r, doing);
+    bool seen = witnessed(c, timed) && !with_counters;
+    if (seen) quiet_interval();
+    unsigned long long from_ns = realtime_ns();
     double t0 = now_us();
     if (msg_send(r.sock, m, NULL, 0) < 0) await(r, m.seq, doing);
     Msg a = await(r, m.seq, doing);
@@ -55,6 +58,10 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
         finish(EXIT_DONE);
     }
     if (!idle) idle = watch_until_idle(w, IDLE_LIMIT_S - NEIGHBOUR_LOOK_S);
+    if (seen) {
+        witnessed_calls.push_back({from_ns, realtime_ns()});
+        quiet_interval();
+    }
     if (!idle) {
         if (c == STUDENT)
             violation("busy", "the GPU was still busy %.0f s after your solve returned at size %s: work left "

@@ -129,6 +129,11 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             if (!counted_round[k]) counted_round[k] = true, picked++;
         }
         counted_calls.clear();
+        // The witness's windows cover every timed sample of the student's;
+        // each counted call (its runner's profiler takes the GPU's one
+        // counter session) is made between two windows.
+        witness_restart();
+        if (with_counters) witness_begin();
         for (int k = 0; k < (int)counted_round.size() && ok; k++) {
             uint64_t sample_seed = unpredictable_seed();
             problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
@@ -138,7 +143,9 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
                 int c = (j + k) % CONTESTANTS;  // rotate who goes first
                 if (!takes_part(c)) continue;
                 bool count = c == STUDENT && counted_round[k] && counting;
+                if (count) witness_end();
                 Call one = call(p, c, s, true, count);
+                if (count) witness_begin();
                 if (count) {
                     if (!one.counts.empty()) counted_calls.push_back(one);
                     last = &runner_for(c);
@@ -159,6 +166,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             }
             ok = check_against_reference(p, s, " (timed sample)");  // every sample's output is checked
         }
+        witness_end();
         trace("timed %s: %d samples, each checked", size, samples);
         if (call_log) fflush(call_log);
         // NVML names the neighbours; without it, trusted calls that had to
@@ -170,8 +178,10 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
                      "another process's work", busy_trusted, trusted_calls);
         fair = ok && !neighbours[0];
         // the counts of a wrong sample mean nothing; those of a timing done again go with it
-        if (ok && (fair || attempt == NEIGHBOUR_RETRIES))
+        if (ok && (fair || attempt == NEIGHBOUR_RETRIES)) {
             for (const Call &k : counted_calls) report_counters(p, k.counts, k.t.event_ms);
+            witness_report(size);
+        }
         // another process's context (idle, NVML said) may still have made a call wait: not the student's doing
         if (fair && strangers) busy = 0;
         if (!ok || fair) break;

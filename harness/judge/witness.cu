@@ -1,0 +1,138 @@
+// The witness (--witness): the judge's own counters while the student's
+// timed calls run, read by CUPTI's PM sampling in this process
+// (pmwitness.h), device-wide, out of the student's reach. The counted calls
+// say what the student's code does when its own profiler is on; the
+// witness says what it does when it is timed, and the grader compares the
+// two (grader/evidence.c, evidence_witness). A kernel that takes the
+// technique only while it is counted shows a different count here.
+//
+// The GPU has one counter session: a window is open over the timed
+// samples of a size, closed around each of the student's counted calls
+// (its runner's profiler needs the session) and opened again. A sample
+// holds whatever ran on the GPU in its interval, so the judge leaves an
+// interval of quiet before and after each of the student's timed calls
+// and adds up the samples that overlap them.
+// (main.cu #includes this after the parts it uses: the judge is one translation unit.)
+
+static const char *witness_list;  // --witness: the metrics, comma-separated
+static bool witnessing;           // opened, and nothing failed yet
+static bool window_open;
+// The student's timed calls of the size being timed (CLOCK_REALTIME ns,
+// from the request to an idle GPU), and the samples of its windows so far.
+struct Span {
+    unsigned long long from_ns, to_ns;
+};
+static std::vector<Span> witnessed_calls;
+static std::vector<PmSample> witnessed_samples;
+
+static unsigned long long realtime_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+// Once the witness has failed, the grading goes on without it and the
+// grader decides ("witness: failed: ..." reads as requirement not met:
+// what the judge could not see is never a pass).
+static void witness_failed(const char *why) {
+    if (!witnessing) return;
+    witnessing = false;
+    window_open = false;
+    pm_close();
+    result("witness: failed: %s", why);
+}
+
+// At setup, once the runners are up (their profilers loaded and paused:
+// the GPU's one session is free): CUPTI loaded, the metrics' configuration
+// built; a window's own cost is paid at each pm_begin. On a thread of its
+// own while the check sizes run (a few tenths of a second); witness_opened
+// joins it and says what came of it.
+static std::thread witness_opener;
+static char witness_open_why[512];
+static void witness_open(void) {
+    if (!witness_list) return;
+    witness_opener = std::thread([] {
+        witnessing = pm_open(0, witness_list, witness_open_why, sizeof witness_open_why);
+    });
+}
+
+static void witness_opened(void) {
+    if (!witness_opener.joinable()) return;
+    witness_opener.join();
+    if (!witnessing) result("witness: unavailable: %s", witness_open_why);
+}
+
+// The bounds of a witnessed call: nothing else on the GPU for an interval
+// before it (the judge's own copies, fills and L2 flush) and after it.
+static bool witnessed(int c, bool timed) { return window_open && c == STUDENT && timed; }
+
+static void quiet_interval(void) {
+    struct timespec t = {0, 2 * PM_INTERVAL_NS};
+    nanosleep(&t, NULL);
+}
+
+// Opens a window; its first sample reaches back before it, so the first
+// call comes an interval later (quiet_interval before every witnessed call).
+static void witness_begin(void) {
+    if (!witnessing || window_open) return;
+    char why[512];
+    if (!pm_begin(why, sizeof why)) return witness_failed(why);
+    window_open = true;
+    trace("the witness: a window opened");
+}
+
+// Closes the window and keeps its samples.
+static void witness_end(void) {
+    if (!window_open) return;
+    window_open = false;
+    const PmSample *samples;
+    size_t count;
+    char why[512];
+    if (!pm_end(&samples, &count, why, sizeof why)) return witness_failed(why);
+    witnessed_samples.insert(witnessed_samples.end(), samples, samples + count);
+    trace("the witness: a window of %zu samples closed", count);
+}
+
+// A new timing of a size (the first, or one done again beside a neighbour).
+static void witness_restart(void) {
+    witnessed_calls.clear();
+    witnessed_samples.clear();
+}
+
+// Each metric over the student's timed calls of this size, per call: the
+// samples that overlap a call, each once. A call outside every window's
+// samples was not seen, and the witness fails rather than count it as zero.
+static void witness_report(const char *size) {
+    if (!witnessing || witnessed_calls.empty()) return;
+    int m = pm_count();
+    double sums[PM_MAX_METRICS] = {0};
+    size_t used = 0;
+    for (const Span &c : witnessed_calls) {
+        // a window's samples are consecutive (pm_end fails on a gap), and
+        // no call spans two windows
+        bool starts = false, ends = false;
+        for (const PmSample &s : witnessed_samples) {
+            starts |= s.start_ns <= c.from_ns && s.end_ns > c.from_ns;
+            ends |= s.start_ns < c.to_ns && s.end_ns >= c.to_ns;
+        }
+        if (!starts || !ends) {
+            char why[160];
+            snprintf(why, sizeof why, "a timed call of yours at size %s fell outside the sampled windows", size);
+            return witness_failed(why);
+        }
+    }
+    for (const PmSample &s : witnessed_samples) {
+        bool overlaps = false;
+        for (const Span &c : witnessed_calls) overlaps |= s.start_ns < c.to_ns && s.end_ns > c.from_ns;
+        if (!overlaps) continue;
+        used++;
+        for (int i = 0; i < m; i++) sums[i] += s.values[i];
+    }
+    result("witness: %s calls %zu samples %zu", size, witnessed_calls.size(), used);
+    const char *name = witness_list;
+    for (int i = 0; i < m && *name; i++) {
+        size_t n = strcspn(name, ",");
+        result("witnessed: %.*s %.17g", (int)n, name, sums[i] / (double)witnessed_calls.size());
+        name += n + (name[n] == ',');
+    }
+}
