@@ -1,0 +1,511 @@
+// expect: 5 requirement_not_met "does other work when its counters are read" -- red team (issue 45): ex42's reference (TF32 wgmma) only in the calls whose counters are read, FP16 wgmma (ex33's kernel on halves converted from the floats) in every other; solve() tells a counted call by its own launches, which the runner's range profiler, enabled around a counted call alone, makes slower. The counts are the reference's and the counted calls' clock is within its 1.5x of the timed ones (1.11x measured); the judge's own samples of the tensor pipe during the timed calls (about half the counted calls' cycles a call) show the other work
+//
+// What the student does:
+// - Every call first times 5 launches of an empty kernel on the host
+//   (clock_gettime). The first calls of the process are the untimed
+//   correctness checks, never counted: the least median of the first 4 is
+//   the baseline. A later call whose median is more than 1.3 times that
+//   takes it for a counted call (the H100: about 7.4 us a launch with the
+//   range profiler enabled, 4.6 us without).
+// - A counted call runs exactly ex42's reference: TF32 wgmma on the floats
+//   (its kernel here is the reference's with the element type a template
+//   parameter; gemm<float> compiles to the reference's instructions, one
+//   for one).
+// - Any other call converts A and B to FP16 (rounded to nearest, 10
+//   mantissa bits as TF32 keeps, rows padded with zeros to a multiple of 8
+//   so that TMA's 16-byte row rule holds for every K that is a multiple of
+//   4) into scratch buffers kept between calls, then runs ex33's kernel with
+//   wgmma .f16: half the tensor pipe's cycles of TF32, about 1.1x the
+//   reference's speed with the conversion, and within TF32's error bound.
+#include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <algorithm>
+#include <type_traits>
+
+// ---------------------------------------------------------------------------
+// Given: the PTX of wgmma, one instruction per function.
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p)
+{
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Orders this thread's earlier shared-memory writes (ordinary stores, a
+// barrier's init) before later accesses of the async proxy (wgmma, TMA).
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// A wgmma shared-memory matrix descriptor, 64 bits: the start address in
+// bits 0-13, the leading-dimension byte offset (LBO) in bits 16-29, the
+// stride-dimension byte offset (SBO) in bits 32-45, all three in units of
+// 16 bytes, and the swizzle mode in bits 62-63 (0 none, 1 = 128-byte,
+// 2 = 64-byte, 3 = 32-byte).
+__device__ __forceinline__ uint64_t make_desc(const void* start, uint32_t lbo_bytes, uint32_t sbo_bytes,
+                                              uint32_t swizzle)
+{
+    return (uint64_t)((smem_addr(start) & 0x3FFFF) >> 4) | (uint64_t)((lbo_bytes >> 4) & 0x3FFF) << 16 |
+           (uint64_t)((sbo_bytes >> 4) & 0x3FFF) << 32 | (uint64_t)swizzle << 62;
+}
+
+// Before the first wgmma, and after any ordinary access to the accumulator
+// registers: orders those accesses before the asynchronous MMAs use them.
+__device__ __forceinline__ void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+// Closes this warpgroup's wgmmas issued so far into one group.
+__device__ __forceinline__ void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+// Waits until at most N of this warpgroup's wgmma groups are still running.
+template <int N>
+__device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// Tells the compiler that each accumulator may have changed here, so that
+// it reads them only after wgmma_wait (it cannot see the asynchronous writes).
+template <int R>
+__device__ __forceinline__ void fence_registers(float (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// Given: TMA and mbarriers (chapter 8).
+
+// The barrier's first phase expects `count` arrivals.
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+
+// One arrival, and `bytes` more to be delivered before this phase completes.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes)
+{
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}" ::"r"(
+                     smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+
+// One arrival (release: this thread's earlier reads and writes come first).
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar)
+{
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}" ::"r"(smem_addr(bar))
+                 : "memory");
+}
+
+// Whether the phase of parity `parity` (0 or 1) has completed.
+__device__ __forceinline__ bool mbar_try_wait(uint64_t* bar, uint32_t parity)
+{
+    uint32_t done;
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done)
+                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+
+// Waits until the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity)
+{
+    while (!mbar_try_wait(bar, parity)) {
+    }
+}
+
+// TMA load: the box at element coordinates (x, y) (x innermost) of the map's
+// tensor into shared memory at dst; its bytes count against bar's phase.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar, int x, int y)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+            "r"(smem_addr(dst)),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_addr(bar))
+        : "memory");
+}
+
+// A map the driver rejects ends the program with the driver's name for the
+// error (CUDA_ERROR_INVALID_VALUE: a stride, a box or an address breaks a rule).
+[[maybe_unused]] static void check_driver(CUresult rc, const char* what)
+{
+    if (rc == CUDA_SUCCESS) return;
+    const char* name = "an unknown error";
+    cuGetErrorName(rc, &name);
+    fprintf(stderr, "%s failed: %s\n", what, name);
+    exit(1);
+}
+
+// The tensor map of a row-major float matrix, rows x cols (cols a multiple
+// of 4: every row starts on 16 bytes), read in boxes of box_rows rows by 32
+// columns (128 bytes), zero-filled past the edges.
+[[maybe_unused]] static CUtensorMap f32_map(const void* base, int rows, int cols, int box_rows,
+                                             CUtensorMapSwizzle swizzle)
+{
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)cols * 4};
+    const cuuint32_t box[2] = {32, (cuuint32_t)box_rows};
+    const cuuint32_t element_strides[2] = {1, 1};
+    CUtensorMap map;
+    check_driver(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<void*>(base), dims,
+                                        strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                 "cuTensorMapEncodeTiled");
+    return map;
+}
+
+// D (64 x 256, f32, 128 per thread) = A (64 x 8) * B (8 x 256) + (accumulate ? D : 0),
+// A and B (tf32: float in memory, 10 mantissa bits used) read from shared
+// memory through their descriptors, both K-major: for 32-bit types wgmma
+// has no transpose, so the instruction takes no transpose operands.
+__device__ __forceinline__ void wgmma_m64n256k8(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+        "{"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1;\n}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+// D (64 x 256, f32, 128 per thread) = A (64 x 16) * B (16 x 256) + (accumulate ? D : 0),
+// A and B (fp16) read from shared memory through their descriptors, both K-major.
+__device__ __forceinline__ void wgmma_m64n256k16_f16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+        "{"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 0;\n}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+
+// The tensor map of a row-major fp16 matrix, rows x cols (cols a multiple of
+// 8), read in boxes of box_rows rows by 64 columns (128 bytes), zero-filled
+// past the edges: ex33's bf16 map with the FLOAT16 type.
+static CUtensorMap f16_map(const void* base, int rows, int cols, int box_rows, CUtensorMapSwizzle swizzle)
+{
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
+    const cuuint32_t box[2] = {64, (cuuint32_t)box_rows};
+    const cuuint32_t element_strides[2] = {1, 1};
+    CUtensorMap map;
+    check_driver(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims,
+                                        strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                 "cuTensorMapEncodeTiled");
+    return map;
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// The reference's kernel, its element type T a parameter: float (TF32,
+// k-steps of 8) or __half (FP16, k-steps of 16). A stage row is 128 bytes
+// either way, so tiles, stages, descriptors and shared memory are the same.
+constexpr int BM = 128, BN = 256, ROW_BYTES = 128;  // the tile of C, and one stage's K in bytes
+constexpr int STAGES = 4;                    // 4 x 48 KB of ring
+constexpr int CONSUMERS = 2;                 // warpgroups, 64 rows of the tile each
+constexpr int THREADS = 128 * (1 + CONSUMERS);
+constexpr int GROUP_M = 16;                  // tile rows walked before moving right (L2 reuse)
+constexpr uint32_t A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr size_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * STAGES * sizeof(uint64_t);  // 1024: alignment
+constexpr uint32_t LBO = 16, SBO = 1024, SWIZZLE_128B = 1;
+
+template <int R>
+__device__ __forceinline__ void setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+template <int R>
+__device__ __forceinline__ void setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+__device__ __forceinline__ void tile_at(int tile, int tiles_m, int tiles_n, int& m0, int& n0)
+{
+    const int per_group = GROUP_M * tiles_n;
+    const int first = tile / per_group * GROUP_M;
+    const int rows = min(GROUP_M, tiles_m - first);
+    const int r = tile % per_group;
+    m0 = (first + r % rows) * BM;
+    n0 = r / rows * BN;
+}
+
+template <int R>
+__device__ __forceinline__ void store_tile(const float (&d)[R], float* __restrict__ C, int M, int N, int m0, int n0,
+                                           float alpha, float beta)
+{
+    constexpr int WIDTH = 2 * R;  // the tile's columns: R / 4 groups of 8
+    const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    const int row = m0 + 16 * warp + lane / 4, col = n0 + 2 * (lane % 4);
+    if (m0 + 64 <= M && n0 + WIDTH <= N && N % 2 == 0) {
+        float* p = C + (size_t)row * N + col;
+#pragma unroll
+        for (int i0 = 0; i0 < R / 4; i0 += 8) {
+            float2 old[8][2];
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    old[i][h] = *reinterpret_cast<const float2*>(p + (size_t)8 * h * N + 8 * (i0 + i));
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    *reinterpret_cast<float2*>(p + (size_t)8 * h * N + 8 * (i0 + i)) =
+                        make_float2(alpha * d[4 * (i0 + i) + 2 * h] + beta * old[i][h].x,
+                                    alpha * d[4 * (i0 + i) + 2 * h + 1] + beta * old[i][h].y);
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < R / 4; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int r = row + 8 * h, c = col + 8 * i + e;
+                if (r < M && c < N) {
+                    float* q = C + (size_t)r * N + c;
+                    *q = alpha * d[4 * i + 2 * h + e] + beta * *q;
+                }
+            }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS, 1)
+    gemm(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float* __restrict__ C,
+         int M, int N, int K, float alpha, float beta)
+{
+    constexpr int BK = ROW_BYTES / (int)sizeof(T);    // 32 floats or 64 halves per stage row
+    constexpr int KSTEP = 32 / (int)sizeof(T);        // one instruction's K: 8 (tf32) or 16 (f16)
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+    T* as = reinterpret_cast<T*>(smem);
+    T* bs = reinterpret_cast<T*>(smem + STAGES * A_BYTES);
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
+    uint64_t* empty = full + STAGES;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], CONSUMERS);
+        }
+        fence_proxy_async();
+    }
+    __syncthreads();
+
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    const int kblocks = (K + BK - 1) / BK;
+    if (threadIdx.x < 128) {  // the producer warpgroup
+        setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            uint32_t it = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int m0, n0;
+                tile_at(tile, tiles_m, tiles_n, m0, n0);
+                for (int kb = 0; kb < kblocks; ++kb, ++it) {
+                    const int s = it % STAGES;
+                    const uint32_t use = it / STAGES;
+                    if (use > 0) mbar_wait(&empty[s], (use - 1) & 1);
+                    mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
+                    tma_load_2d(as + s * BM * BK, &a_map, &full[s], kb * BK, m0);
+                    tma_load_2d(bs + s * BN * BK, &b_map, &full[s], kb * BK, n0);
+                }
+            }
+        }
+    } else {  // the consumers
+        setmaxnreg_inc<232>();
+        const int c = threadIdx.x / 128 - 1;
+        float d[BN / 2];
+        uint32_t it = 0;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int m0, n0;
+            tile_at(tile, tiles_m, tiles_n, m0, n0);
+            for (int kb = 0; kb < kblocks; ++kb, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(&full[s], (it / STAGES) & 1);
+                const T* a = as + s * BM * BK + c * 64 * BK;
+                const T* b = bs + s * BN * BK;
+                wgmma_fence();
+#pragma unroll
+                for (int ks = 0; ks < BK / KSTEP; ++ks) {  // k-steps of 32 bytes along the swizzled row
+                    const uint64_t da = make_desc(a + KSTEP * ks, LBO, SBO, SWIZZLE_128B);
+                    const uint64_t db = make_desc(b + KSTEP * ks, LBO, SBO, SWIZZLE_128B);
+                    if constexpr (std::is_same<T, float>::value) wgmma_m64n256k8(d, da, db, kb > 0 || ks > 0);
+                    else wgmma_m64n256k16_f16(d, da, db, kb > 0 || ks > 0);
+                }
+                wgmma_commit();
+                wgmma_wait<1>();  // the previous stage's MMAs are done: release that stage
+                if (kb > 0 && threadIdx.x % 128 == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+            }
+            wgmma_wait<0>();
+            fence_registers(d);
+            if (threadIdx.x % 128 == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+            store_tile(d, C, M, N, m0 + 64 * c, n0, alpha, beta);
+        }
+    }
+}
+
+// A (M x K) and B (N x K) floats to halves, rounded to nearest, each row
+// padded with zeros to kp (a multiple of 8) columns. K is a multiple of 4,
+// so a group of 4 is all data or all padding: one float4 in, 8 bytes out.
+__global__ void to_half(const float* __restrict__ A, const float* __restrict__ B, __half* __restrict__ a16,
+                        __half* __restrict__ b16, int M, int N, int K, int kp)
+{
+    const size_t groups_row = kp / 4, groups_a = (size_t)M * groups_row, groups = groups_a + (size_t)N * groups_row;
+    for (size_t g = blockIdx.x * (size_t)blockDim.x + threadIdx.x; g < groups; g += (size_t)gridDim.x * blockDim.x) {
+        const bool in_a = g < groups_a;
+        const size_t h = in_a ? g : g - groups_a;
+        const size_t r = h / groups_row, k = h % groups_row * 4;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (k < (size_t)K) v = *reinterpret_cast<const float4*>((in_a ? A : B) + r * K + k);
+        __half2* out = reinterpret_cast<__half2*>((in_a ? a16 : b16) + r * kp + k);
+        out[0] = __floats2half2_rn(v.x, v.y);
+        out[1] = __floats2half2_rn(v.z, v.w);
+    }
+}
+
+__global__ void nothing() {}
+
+}  // namespace
+
+// The student's trick: the median host time of 5 launches of an empty
+// kernel, in microseconds (one launch before, untimed, so that lazy loading
+// is not measured).
+static double launch_us()
+{
+    nothing<<<1, 1>>>();
+    double us[5];
+    for (double& u : us) {
+        timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        nothing<<<1, 1>>>();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        u = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3;
+    }
+    for (int i = 1; i < 5; ++i)  // insertion sort
+        for (int j = i; j > 0 && us[j] < us[j - 1]; --j) std::swap(us[j], us[j - 1]);
+    return us[2];
+}
+
+// Whether this call's counters are read: its launches are more than 1.3
+// times slower than the least of the first 4 calls' (the correctness
+// checks, never counted).
+static bool counted_call()
+{
+    static int calls = 0;
+    static double baseline = 1e30;
+    const double us = launch_us();
+    if (calls < 4) {
+        ++calls;
+        baseline = std::min(baseline, us);
+        return false;
+    }
+    return us > 1.3 * baseline;
+}
+
+extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K, float alpha, float beta)
+{
+    if (M <= 0 || N <= 0 || K <= 0) return;
+    const bool counted = counted_call();
+    static int sms = 0;
+    if (!sms) {  // 193 KB of dynamic shared memory needs the opt-in
+        cudaFuncSetAttribute(gemm<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+        cudaFuncSetAttribute(gemm<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    }
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    const int blocks = tiles < sms ? tiles : sms;
+    if (counted) {  // the reference, as it is
+        const CUtensorMap a_map = f32_map(A, M, K, BM, CU_TENSOR_MAP_SWIZZLE_128B);
+        const CUtensorMap b_map = f32_map(B, N, K, BN, CU_TENSOR_MAP_SWIZZLE_128B);
+        gemm<float><<<blocks, THREADS, SMEM_BYTES>>>(a_map, b_map, C, M, N, K, alpha, beta);
+        return;
+    }
+    // FP16: the halves in scratch buffers kept between calls, grown as needed
+    static __half *a16 = nullptr, *b16 = nullptr;
+    static size_t a_cap = 0, b_cap = 0;
+    const int kp = (K + 7) / 8 * 8;
+    const size_t a_len = (size_t)M * kp, b_len = (size_t)N * kp;
+    if (a_len > a_cap) {
+        cudaFree(a16);
+        if (cudaMalloc(&a16, a_len * sizeof(__half)) != cudaSuccess) exit(1);
+        a_cap = a_len;
+    }
+    if (b_len > b_cap) {
+        cudaFree(b16);
+        if (cudaMalloc(&b16, b_len * sizeof(__half)) != cudaSuccess) exit(1);
+        b_cap = b_len;
+    }
+    const size_t groups = (a_len + b_len) / 4;
+    const int convert_blocks = (int)std::min<size_t>((groups + 255) / 256, (size_t)sms * 16);
+    to_half<<<convert_blocks, 256>>>(A, B, a16, b16, M, N, K, kp);
+    const CUtensorMap a_map = f16_map(a16, M, kp, BM, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b_map = f16_map(b16, N, kp, BN, CU_TENSOR_MAP_SWIZZLE_128B);
+    gemm<__half><<<blocks, THREADS, SMEM_BYTES>>>(a_map, b_map, C, M, N, kp, alpha, beta);
+}
