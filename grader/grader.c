@@ -711,8 +711,9 @@ void grade_check_evidence(GradeResult *r, const Exercise *e) {
                     evidence_lesson(l->key));
         return;
     }
-    check_counted_clock(r);
-    if (r->verdict == V_PASS || r->verdict == V_SLOW) check_witness(r, e);
+    /* what the judge saw itself first, then the counted calls' own clock */
+    check_witness(r, e);
+    if (r->verdict == V_PASS || r->verdict == V_SLOW) check_counted_clock(r);
 }
 
 
