@@ -81,7 +81,9 @@ static int device_index;
 static CUpti_Profiler_Host_Object *host;
 static std::vector<std::string> names;
 static std::vector<const char *> name_ptrs;
-static std::vector<uint8_t> config, image;
+static std::vector<uint8_t> config, image, availability;
+static std::string chip_name;
+static bool host_stale;  // a window's sampler was disabled since the host object was built
 
 // One window. The drain thread and pm_end both decode; `lock` keeps every
 // call on the sampler object to one thread at a time.
@@ -159,6 +161,8 @@ static bool sum_named(const char *name, char *why, size_t why_size) {
     return true;
 }
 
+static bool build_host(char *why, size_t why_size);
+
 static bool summable(const char *name, char *why, size_t why_size) {
     CUpti_Profiler_Host_GetMetricProperties_Params p = {CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
     p.pHostObject = host;
@@ -212,23 +216,41 @@ bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
         CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
     avail.deviceIndex = (size_t)device;
     CALL(cuptiPmSamplingGetCounterAvailability, avail, "asking which counters the GPU can sample");
-    std::vector<uint8_t> available(avail.counterAvailabilityImageSize);
-    avail.pCounterAvailabilityImage = available.data();
+    availability.assign(avail.counterAvailabilityImageSize, 0);
+    avail.pCounterAvailabilityImage = availability.data();
     CALL(cuptiPmSamplingGetCounterAvailability, avail, "asking which counters the GPU can sample");
+    chip_name = chip.pChipName;
+    return build_host(why, why_size);
+}
 
+// The configuration of the metrics: a host object and its config image.
+// Built again for every window after the first: on the H200 a second
+// window configured from the host object of a disabled sampler decoded
+// 2^19 samples that never were (XLA's sampler notes that disabling a PM
+// sampler finalizes CUPTI); pm_begin builds a fresh one.
+static bool build_host(char *why, size_t why_size) {
+    if (host) {
+        CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        d.pHostObject = host;
+        api.cuptiProfilerHostDeinitialize(&d);
+        host = NULL;
+    }
+    CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CALL(cuptiProfilerInitialize, init, "starting the profiler");
     CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    hi.pChipName = chip.pChipName;
-    hi.pCounterAvailabilityImage = available.data();
+    hi.pChipName = chip_name.c_str();
+    hi.pCounterAvailabilityImage = availability.data();
     CALL(cuptiProfilerHostInitialize, hi, "preparing the sampler's configuration");
     host = hi.pHostObject;
+    host_stale = false;
     for (auto &n : names)
         if (!summable(n.c_str(), why, why_size)) return pm_close(), false;
     CUpti_Profiler_Host_ConfigAddMetrics_Params add = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     add.pHostObject = host;
     add.ppMetricNames = name_ptrs.data();
     add.numMetrics = name_ptrs.size();
-    std::string what = "configuring the sampled metrics " + std::string(metrics) + " on " + chip.pChipName;
+    std::string what = "configuring the sampled metrics on " + chip_name;
     CUptiResult r = api.cuptiProfilerHostConfigAddMetrics(&add);
     if (r != CUPTI_SUCCESS) return failed(r, what.c_str(), why, why_size), pm_close(), false;
     CUpti_Profiler_Host_GetConfigImageSize_Params size = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
@@ -249,7 +271,7 @@ bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
     if (r != CUPTI_SUCCESS) return failed(r, "counting the passes", why, why_size), pm_close(), false;
     // Sampling has no replay: what needs a second pass cannot be sampled.
     if (np.numOfPasses != 1) {
-        snprintf(why, why_size, "the metrics %s need %zu passes; PM sampling collects one (sample fewer)", metrics,
+        snprintf(why, why_size, "the metrics need %zu passes; PM sampling collects one (sample fewer)",
                  (size_t)np.numOfPasses);
         return pm_close(), false;
     }
@@ -271,6 +293,7 @@ static void release(void) {
     d.pPmSamplingObject = window.sampler;
     api.cuptiPmSamplingDisable(&d);
     window.sampler = NULL;
+    host_stale = true;
 }
 
 static bool reset_image(char *why, size_t why_size) {
@@ -358,6 +381,15 @@ static bool decode(bool *drained, char *why, size_t why_size) {
             window.samples.push_back(sample);
         }
         if (!reset_image(why, why_size)) return false;
+        // more samples than the time since the window opened holds: stop
+        // at once (decoding them all would take the host seconds)
+        double open_ns =
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - window.opened).count();
+        if ((double)window.samples.size() > open_ns / PM_INTERVAL_NS + 64) {
+            snprintf(why, why_size, "the sampler returned %zu samples of %.0f us in %.1f ms: not the GPU's",
+                     window.samples.size(), PM_INTERVAL_NS / 1e3, open_ns / 1e6);
+            return false;
+        }
         if (dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) {
             *drained = true;
             return true;
@@ -394,6 +426,8 @@ bool pm_begin(char *why, size_t why_size) {
         snprintf(why, why_size, "a window is open already");
         return false;
     }
+    if (host_stale && !build_host(why, why_size)) return false;
+    image.clear();  // a fresh image too, as for the first window
     CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
     en.deviceIndex = (size_t)device_index;
     CALL(cuptiPmSamplingEnable, en, "taking the GPU's counter session");
@@ -428,8 +462,8 @@ bool pm_begin(char *why, size_t why_size) {
     if ((r = api.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS)
         return failed(r, "starting the sampler", why, why_size), release(), false;
     window.started = true;
-    window.drain = std::thread(drain_loop);
     window.opened = std::chrono::steady_clock::now();
+    window.drain = std::thread(drain_loop);
     return true;
 }
 
