@@ -15,6 +15,7 @@ int pm_count(void) { return 0; }
 bool pm_begin(char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
 bool pm_end(const PmSample **, size_t *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
 void pm_last(struct PmWindow *w) { *w = PmWindow{}; }
+void pm_drain_cpus(const cpu_set_t *) {}
 void pm_close(void) {}
 #else
 #include <cuda.h>
@@ -69,9 +70,13 @@ alignas(PM_API_PAGE) static union {
 // in 32-byte records) in a window of a few seconds, caught by the count
 // check in pm_end. The host image holds DECODE_SAMPLES decoded samples at a
 // time (about 27 KB each with three metrics on the H200) and is emptied
-// after each decode, so its size bounds memory, not the window's length.
+// after each decode (from a copy of the empty image: initializing it costs
+// milliseconds), so its size bounds memory, not the window's length. An
+// image that fills loses samples at the boundary (the H200 lost 7 ms of
+// them at each full 256-sample image), so it holds five times what a drain
+// on time finds.
 static const size_t HARDWARE_BUFFER_BYTES = 64u << 20;
-enum { DRAIN_MS = 10, DECODE_SAMPLES = 256 };
+enum { DRAIN_MS = 10, DECODE_SAMPLES = 512 };
 // pm_end waits this long before stopping, so that the sample that holds the
 // last of the work has ended and reached the buffer: 10 intervals.
 static const long SETTLE_NS = 10L * PM_INTERVAL_NS;
@@ -81,7 +86,9 @@ static int device_index;
 static CUpti_Profiler_Host_Object *host;
 static std::vector<std::string> names;
 static std::vector<const char *> name_ptrs;
-static std::vector<uint8_t> config, image, availability;
+static std::vector<uint8_t> config, image, empty_image, availability;
+static cpu_set_t drain_cpus;
+static bool drain_cpus_set;
 static std::string chip_name;
 static bool host_stale;  // a window's sampler was disabled since the host object was built
 
@@ -97,6 +104,7 @@ static struct {
     std::string error;        // the first failure of a decode; the window's samples are void then
     std::vector<PmSample> samples;
     uint64_t last_end;
+    uint64_t started_ns;  // CLOCK_REALTIME when the sampler started
     double max_gap_ns;
     std::chrono::steady_clock::time_point opened, closing;
 } window;
@@ -297,6 +305,10 @@ static void release(void) {
 }
 
 static bool reset_image(char *why, size_t why_size) {
+    if (empty_image.size() == image.size()) {
+        memcpy(image.data(), empty_image.data(), image.size());
+        return true;
+    }
     CUpti_PmSampling_CounterDataImage_Initialize_Params ci = {
         CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     ci.pPmSamplingObject = window.sampler;
@@ -338,6 +350,10 @@ static bool decode(bool *drained, char *why, size_t why_size) {
             si.counterDataImageSize = image.size();
             si.sampleIndex = i;
             CALL(cuptiPmSamplingCounterDataGetSampleInfo, si, "reading a sample's time");
+            // CUPTI's first sample reaches back to before the window (once
+            // to a fixed time long ago): what ended before the sampler
+            // started is not the window's
+            if (si.endTimestamp <= window.started_ns) continue;
             if (si.endTimestamp < si.startTimestamp) {
                 snprintf(why, why_size, "sample %zu ends before it starts", window.samples.size());
                 return false;
@@ -407,6 +423,7 @@ static bool decode(bool *drained, char *why, size_t why_size) {
 // While the window is open: decode every DRAIN_MS, so that the hardware
 // buffer never holds more than a few drains' worth.
 static void drain_loop(void) {
+    if (drain_cpus_set) sched_setaffinity(0, sizeof drain_cpus, &drain_cpus);  // this thread only
     std::unique_lock<std::mutex> hold(window.lock);
     while (!window.stop && window.error.empty()) {
         window.wake.wait_for(hold, std::chrono::milliseconds(DRAIN_MS));
@@ -450,8 +467,10 @@ bool pm_begin(char *why, size_t why_size) {
     ds.maxSamples = DECODE_SAMPLES;
     if ((r = api.cuptiPmSamplingGetCounterDataSize(&ds)) != CUPTI_SUCCESS)
         return failed(r, "sizing the decoded samples", why, why_size), release(), false;
-    if (image.size() != ds.counterDataSize) image.assign(ds.counterDataSize, 0);
+    image.assign(ds.counterDataSize, 0);
+    empty_image.clear();
     if (!reset_image(why, why_size)) return release(), false;
+    empty_image = image;
     window.samples.clear();
     window.last_end = 0;
     window.max_gap_ns = 0;
@@ -459,6 +478,9 @@ bool pm_begin(char *why, size_t why_size) {
     window.stop = false;
     CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
     st.pPmSamplingObject = window.sampler;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    window.started_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
     if ((r = api.cuptiPmSamplingStart(&st)) != CUPTI_SUCCESS)
         return failed(r, "starting the sampler", why, why_size), release(), false;
     window.started = true;
@@ -530,6 +552,11 @@ bool pm_end(const PmSample **samples, size_t *count, char *why, size_t why_size)
 }
 
 void pm_last(struct PmWindow *w) { *w = last; }
+
+void pm_drain_cpus(const cpu_set_t *set) {
+    drain_cpus = *set;
+    drain_cpus_set = true;
+}
 
 void pm_close(void) {
     stop_drain();

@@ -24,6 +24,7 @@
 //
 // CUPTI is loaded with dlopen, as harness/counters.cu does.
 #pragma once
+#include <sched.h>
 #include <stddef.h>
 
 enum { PM_MAX_METRICS = 8 };
@@ -74,6 +75,11 @@ struct PmWindow {
     double host_ms;      // host time from pm_begin's return to pm_end's call
 };
 void pm_last(struct PmWindow *w);
+
+// Where the thread that drains the samples may run (its own affinity):
+// not on the judge's CPU, where the judge waits for the GPU, nor on the
+// runners', where the student is timed. Unset: the caller's CPUs.
+void pm_drain_cpus(const cpu_set_t *set);
 
 // Ends an open window without reading it and releases CUPTI's objects.
 void pm_close(void);
