@@ -7,7 +7,8 @@
 #  2. each solution in tests/gpu/ (a .cu, or a .patch: a reference with a small change, see
 #     tests/fixture_source.sh) gets the verdict and exit code in its first line,
 #     `// expect: CODE VERDICT ["TEXT"] -- why`: with "TEXT", the JSON result
-#     (reason, program output) must contain TEXT too; a second line `// why: TEXT` runs
+#     (reason, program output) must contain TEXT too; a line `// env: NAME=VALUE` among the first
+#     three sets those for its grade; a second line `// why: TEXT` runs
 #     `gpucourse why` and its JSON must contain TEXT (the cause it names); after a fixture that
 #     times out, the exercise's reference is graded again and must pass (the
 #     GPU is usable after a hang)
@@ -97,7 +98,11 @@ for f in tests/gpu/*.cu tests/gpu/*.patch; do
         "$GC" reset "$ex" >/dev/null 2>&1
         continue
     fi
-    "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"
+    # a line '// env: NAME=VALUE ...' among the first three: the grade runs with those set (a feature
+    # still off by default, e.g. GPUCOURSE_WITNESS=1)
+    fixture_env=$(sed -n '1,3s#^// env: ##p' "$f")
+    # shellcheck disable=SC2086  # NAME=VALUE words
+    env $fixture_env "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"
     code=$?
     verdict=$(sed -n 's/.*"verdict": "\([a-z_]*\)".*/\1/p' "$WS/$name.json" | head -1)
     ratios=$(grep -o '"vs_reference": [0-9.]*, "vs_baseline": [0-9.]*' "$WS/$name.json" | tr -d '"')

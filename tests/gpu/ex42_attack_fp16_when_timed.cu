@@ -1,5 +1,5 @@
 // expect: 5 requirement_not_met "per timed call (the judge's own reading)" -- red team (issue 45): ex42's reference (TF32 wgmma) only in the calls whose counters are read, FP16 wgmma (ex33's kernel on halves converted from the floats) in every other; solve() tells a counted call by its own launches, which the runner's range profiler, enabled around a counted call alone, makes slower. The counts are the reference's and the counted calls' clock is within its 1.5x of the timed ones (1.11x measured); the judge's own samples of the tensor pipe during the timed calls (about half the counted calls' cycles a call) show the other work
-//
+// env: GPUCOURSE_WITNESS=1
 // What the student does:
 // - Every call first times 5 launches of an empty kernel on the host
 //   (clock_gettime). The first calls of the process are the untimed
