@@ -273,7 +273,7 @@ void view_build(App *a, Doc *d, int width) {
         if (a->have_result[a->ex] && a->have_diagnosis[a->ex]) {
             a->mark_line = d->count;
             card_report_lines(d, S_NORMAL, &a->results[a->ex], a->course, &a->course->exercises[a->ex],
-                              &a->diagnoses[a->ex]);
+                              &a->diagnoses[a->ex], width);
         }
         break;
     case VIEW_SOLUTION: build_solution(a, d, width); break;
