@@ -711,7 +711,8 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     static const char *const keys[] = {"id", "name", "title", "kind", "file", "summary", "task", "sizes",
                                        "tolerance", "floors", "floors_why", "timeout", "timeout_hint", "hints",
                                        "required_sass", "forbidden_sass", "required_sass_around", "evidence",
-                                       "forbidden_symbols", "forbidden_libraries", "ladder", "diagnose", NULL};
+                                       "forbidden_symbols", "forbidden_libraries", "ladder", "diagnose", "lesson_section",
+                                       NULL};
     static const char *const tol_keys[] = {"rel", "abs", "deterministic", NULL};
     static const char *const floor_keys[] = {"reference", "baseline", "library", NULL};
     e->where = xprintf("%s:%zu:%zu", y->file, n->start_mark.line + 1, n->start_mark.column + 1);
@@ -764,6 +765,10 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     e->summary = get_string(y, n, "summary", false);
     if (!e->summary) e->summary = xstrdup(e->title ? e->title : "");
     e->task = get_string(y, n, "task", true);
+    e->lesson_section = get_string(y, n, "lesson_section", false);
+    if (e->lesson_section && !has_string(sections, e->lesson_section))
+        problem_at(y, map_get(y, n, "lesson_section"), "lesson_section '%s' is not a heading of %s",
+                   e->lesson_section, lesson ? lesson : "the chapter's lesson");
     parse_sizes(y, n, e);
 
     e->tol_rel = 1e-5;
@@ -1042,7 +1047,7 @@ void course_outline_free(CourseOutline *o) {
 
 static void exercise_free(Exercise *e) {
     free(e->id), free(e->name), free(e->title), free(e->kind), free(e->file);
-    free(e->summary), free(e->task), free(e->check_sizes), free(e->timing_sizes), free(e->where);
+    free(e->summary), free(e->task), free(e->lesson_section), free(e->check_sizes), free(e->timing_sizes), free(e->where);
     free(e->timeout_hint);
     free(e->floors_why);
     free(e->library);

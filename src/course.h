@@ -71,6 +71,8 @@ typedef struct Exercise {
     char *file;                /* file name in exercises/ and solutions/ */
     char *summary;
     char *task;                /* markdown */
+    char *lesson_section;      /* the heading of its chapter's lesson that teaches it (the app opens the
+                                * lesson there), or NULL: the lesson's top */
     SizeSpec *check_sizes;     /* checked against the CPU reference */
     int ncheck_sizes;
     SizeSpec *timing_sizes;    /* each checked against the reference and timed (a GEMM at several) */

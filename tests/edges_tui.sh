@@ -221,7 +221,7 @@ EOF
     keys w && wait_for "[watch]" && wait_for "watch mode" 60 || return 1
     screen >"$T/screen"
     if grep -q ": result" "$T/screen"; then page_doc "$out/card-watch" && keys Escape || return 1; fi
-    keys l && wait_for "Chapter 1: " || return 1
+    keys Escape && wait_for "Enter open" && keys l && wait_for "Chapter 1: " || return 1 # from the list: at its top
     for ch in $(seq "$chapters"); do
         wait_for "Chapter $ch: " && page_doc "$out/lesson-$ch" || return 1
         [ "$ch" = "$chapters" ] || keys n
@@ -241,7 +241,7 @@ EOF
 }
 # words [WHOLE] FILE...: the words of the files (with a letter or a digit),
 # one a line, sorted; the mark of a continued line left out, durations made
-# one, and the app's name in the top bar too (it gives way to a long title).
+# one, and the app's name and [no GPU] in the top bar too (they give way to a long title).
 # With WHOLE (a file of words, one a line), a word of a line that is not in
 # WHOLE and a word of the next line that together make one of WHOLE are
 # that word: a word wider than its line or its table column, broken where
@@ -249,7 +249,7 @@ EOF
 words() {
     whole=/dev/null
     case "$1" in *.words) whole=$1; shift ;; esac
-    sed -e 's/↪//g' -e 's/[0-9.]* s\b/N s/g' -e '1s/^ gpucourse │ //' "$@" | awk -v whole_file="$whole" '
+    sed -e 's/↪//g' -e 's/[0-9][0-9.]* s\b/N s/g' -e '1s/^ gpucourse │ //' -e '1s/\[no GPU\] //' "$@" | awk -v whole_file="$whole" '
         BEGIN { while ((getline word < whole_file) > 0) whole[word] = 1 }
         {
             n = 0

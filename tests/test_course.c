@@ -277,7 +277,7 @@ static void test_unknown_key(void **state) {
                    "course/01-one/chapter.yaml:26:5: unknown key 'timeuot' in an exercise (known: id, name, title, "
                    "kind, file, summary, task, sizes, tolerance, floors, floors_why, timeout, timeout_hint, hints, "
                    "required_sass, forbidden_sass, required_sass_around, evidence, forbidden_symbols, "
-                   "forbidden_libraries, ladder, diagnose) (in exercise 'ex02')");
+                   "forbidden_libraries, ladder, diagnose, lesson_section) (in exercise 'ex02')");
 }
 
 /* diagnose: entries of a chapter (for all its exercises) and of an
@@ -337,6 +337,10 @@ static void test_diagnose_entries(void **state) {
                    "course/01-one/chapter.yaml:29:9: a diagnose entry names either a 'finding' or a 'measure' (in "
                    "exercise 'ex02')");
     free(bad);
+    /* lesson_section: the heading where the app opens the lesson for it */
+    expect_problem(from, "    lesson_section: Coalescing\n",
+                   "course/01-one/chapter.yaml:28:21: lesson_section 'Coalescing' is not a heading of "
+                   "course/01-one/lesson.md (in exercise 'ex02')");
     expect_problem(from, "    diagnose: {finding: race}\n",
                    "course/01-one/chapter.yaml:28:15: 'diagnose' must be a list of entries, each with 'finding' or "
                    "'measure' (in exercise 'ex02')");

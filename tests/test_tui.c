@@ -657,6 +657,66 @@ static void test_log_visible(void **state) {
     sb_free(&sb);
 }
 
+/* Inline code is not broken at its spaces where it fits a line (the
+ * newcomer audit's "(n + block -" / "1) / block"); code longer than a line
+ * still wraps. A small heading gets a dotted rule, so that it reads as one
+ * where bold does not show. */
+static void test_markdown_code_spans(void **state) {
+    (void)state;
+    Doc d = {0};
+    md_render(&d, "Round the grid up: `(n + block - 1) / block` blocks, and `if (warp % 2 == 0)` picks half.\n", 40);
+    char *text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_non_null(strstr(text, "(n + block - 1) / block"));
+    assert_non_null(strstr(text, "if (warp % 2 == 0)"));
+    assert_true(max_width(&d) <= 40);
+    free(text);
+    doc_free(&d);
+    md_render(&d, "A `very long piece of code that cannot fit on one line of twenty` here.\n", 20);
+    assert_true(max_width(&d) <= 20);
+    doc_free(&d);
+    md_render(&d, "## Big\n\n### The tile, and its two blocks of B\n\nText.\n", 60);
+    text = doc_text(&d);
+    assert_non_null(strstr(text, "The tile, and its two blocks of B\n.................................\n"));
+    assert_int_equal(d.nheads, 2);
+    assert_string_equal(d.heads[1].text, "The tile, and its two blocks of B");
+    assert_int_equal(d.heads[1].level, 3);
+    assert_true(strstr(d.lines[d.heads[1].line].text, "The tile") != NULL);
+    assert_int_equal(doc_find_heading(&d, "The tile, and its two blocks of B"), 1);
+    assert_int_equal(doc_find_heading(&d, "`Big`"), 0);
+    assert_int_equal(doc_find_heading(&d, "Bi"), -1);
+    free(text);
+    doc_free(&d);
+}
+
+/* y's report on the card: a hint line wider than the card goes on below
+ * after the continuation mark, so that the lesson's section it names (at its
+ * end) is read at 80 columns. */
+static void test_card_why_wraps(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    static GradeResult r;
+    static Diagnosis g;
+    r.verdict = V_SLOW;
+    g.kind = DIAG_COUNTERS;
+    snprintf(g.size, sizeof g.size, "1000003");
+    g.nhints = 1;
+    snprintf(g.hints[0].text, sizeof g.hints[0].text,
+             "neighbouring threads do not read neighbouring elements, so each warp's load touches more 32-byte "
+             "sectors than it uses");
+    snprintf(g.hints[0].section, sizeof g.hints[0].section, "Two dimensions");
+    g.hints[0].chapter = -1;
+    Doc d = {0};
+    card_report_lines(&d, S_NORMAL, &r, NULL, &e, &g, 78);
+    char *text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fprintf(stderr, "---- why\n%s", text);
+    assert_true(max_width(&d) <= 78);
+    assert_non_null(strstr(text, "\n> warp's load touches more 32-byte sectors than it uses: see 'Two dimensions'\n"
+                                 "> in the lesson\n"));
+    free(text);
+    doc_free(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown), cmocka_unit_test(test_markdown_table), cmocka_unit_test(test_every_lesson_fits),
@@ -666,7 +726,7 @@ int main(void) {
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
         cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
-        cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_wrap_verbatim),
+        cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_card_why_wraps), cmocka_unit_test(test_markdown_code_spans), cmocka_unit_test(test_wrap_verbatim),
         cmocka_unit_test(test_clip),          cmocka_unit_test(test_verdict_words), cmocka_unit_test(test_doc_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

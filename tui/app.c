@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../grader/launcher.h"
 #include "../grader/report.h"
+#include "../grader/toolchain.h"
 #include "../src/proc.h"
 #include "card.h"
 #include "draw.h"
@@ -119,6 +121,61 @@ static void grade(App *a, int ex, const char *why) {
         app_message(a, card_verdict_style(r.verdict), "%s%s: %s", why, e->id, verdict_title(r.verdict));
 }
 
+/* The first hint of the card's diagnosis that names a lesson's section, or NULL. */
+static const Hint *section_hint(const App *a) {
+    if (a->view != VIEW_RESULT || !a->have_result[a->ex] || !a->have_diagnosis[a->ex]) return NULL;
+    const Diagnosis *d = &a->diagnoses[a->ex];
+    for (int i = 0; i < d->nhints; i++)
+        if (d->hints[i].section[0] && d->hints[i].chapter >= 0 && d->hints[i].chapter < a->course->nchapters)
+            return &d->hints[i];
+    return NULL;
+}
+
+/* l: the lesson of the exercise's chapter. From a card, at the exercise's
+ * section (after y, at the section its hint names), and Esc comes back to
+ * the card; from the list, at the top. */
+static void open_lesson(App *a) {
+    const Exercise *e = current(a);
+    const char *section = NULL;
+    a->chapter = e->chapter;
+    if (a->view == VIEW_EXERCISE || a->view == VIEW_RESULT || a->view == VIEW_SOLUTION) {
+        const Hint *h = section_hint(a);
+        if (h) a->chapter = h->chapter;
+        section = h ? h->section : e->lesson_section;
+        a->lesson_from = a->view;
+        a->lesson_from_ex = a->ex;
+        a->lesson_from_scroll = a->scroll;
+    } else if (a->view != VIEW_LESSON && a->view != VIEW_CONTENTS) {
+        a->lesson_from = VIEW_COURSE;
+    }
+    a->view = VIEW_LESSON;
+    a->scroll = 0;
+    a->search[0] = '\0';
+    snprintf(a->goto_section, sizeof a->goto_section, "%s", section ? section : "");
+    if (section)
+        app_message(a, S_DIM, "at '%s'; t lists the sections, / searches, Esc goes back to %s", section, e->id);
+}
+
+/* Whether grading can run code here, asked once, after the first frame is
+ * drawn (the driver's start takes a moment): without a GPU or a launcher,
+ * the title bar says so from the start, and the status line why. */
+static void probe_gpu(App *a) {
+    a->probed = true;
+    Launcher l;
+    bool launched = launcher_from_env(&l);
+    launcher_free(&l);
+    if (launched) return;
+    GpuInfo g;
+    gpu_probe(&g);
+    if (g.count > 0) return;
+    a->no_gpu = true;
+    if (a->message[0] && a->message_style == S_ERROR) return; /* a warning keeps its rows; the title bar says it */
+    char was[sizeof a->message];
+    snprintf(was, sizeof was, "%s", a->message);
+    app_message(a, was[0] ? a->message_style : S_MESSAGE, "no GPU here: grading compiles only; gpucourse doctor says why%s%s",
+                was[0] ? ". " : "", was);
+}
+
 /* y on a result card: gpucourse why of that result, shown below the card. */
 static void why(App *a) {
     int ex = a->ex;
@@ -139,7 +196,10 @@ static void why(App *a) {
     a->view = VIEW_RESULT;
     a->scroll_to_mark = true;
     const Diagnosis *d = &a->diagnoses[ex];
+    const Hint *h = section_hint(a);
     if (d->kind == DIAG_NOTHING) app_message(a, S_DIM, "why %s: no diagnosis (below the card)", e->id);
+    else if (h) app_message(a, S_MESSAGE, "why %s: %d hint%s, below the card (%.1f s); l opens the lesson at '%s'",
+                            e->id, d->nhints, d->nhints == 1 ? "" : "s", d->wall_s, h->section);
     else app_message(a, S_MESSAGE, "why %s: %d hint%s, below the card (%.1f s)", e->id, d->nhints,
                      d->nhints == 1 ? "" : "s", d->wall_s);
 }
@@ -150,10 +210,7 @@ static void why(App *a) {
 static void edit(App *a) {
     const Exercise *e = current(a);
     char *file = workspace_exercise_path(a->ws, e);
-    const char *editor = getenv("VISUAL");
-    if (!editor || !*editor) editor = getenv("EDITOR");
-    if (!editor || !*editor) editor = "vi";
-    char *copy = xstrdup(editor), *save = NULL;
+    char *copy = xstrdup(app_editor()), *save = NULL;
     const char *argv[32];
     int argc = 0;
     for (char *w = strtok_r(copy, " \t", &save); w && argc < 30; w = strtok_r(NULL, " \t", &save)) argv[argc++] = w;
@@ -292,11 +349,7 @@ static void key(App *a, int k) {
     case 'r': a->confirm_reset = true; break;
     case 'n': move_exercise(a, +1); break;
     case 'p': move_exercise(a, -1); break;
-    case 'l':
-        a->chapter = current(a)->chapter;
-        a->view = VIEW_LESSON;
-        a->scroll = 0;
-        break;
+    case 'l': open_lesson(a); break;
     case 'w': toggle_watch(a); break;
     case 'y': why(a); break;
     case 12: /* Ctrl-L */ clearok(curscr, TRUE); break;
@@ -309,6 +362,10 @@ static void key(App *a, int k) {
 static void loop(App *a) {
     while (!a->quit) {
         view_draw(a);
+        if (!a->probed) {
+            probe_gpu(a);
+            continue;
+        }
         struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN}};
         int nfds = 1;
         if (a->watcher) fds[nfds++] = (struct pollfd){.fd = watcher_fd(a->watcher), .events = POLLIN};

@@ -472,8 +472,12 @@ void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, 
 }
 
 /* Lines of the text report (the picture of where the output is wrong, or
- * a diagnosis) on the card, as they are: their columns line up. */
-void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g) {
+ * a diagnosis) on the card, their spaces kept (their columns line up); a
+ * line wider than width goes on below after the continuation mark, as the
+ * compile log does, so that its end (the lesson's section a hint names) is
+ * read. */
+void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g,
+                       int width) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -482,13 +486,21 @@ void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, c
     else report_wrong_map(f, &r->wrong_map);
     fclose(f);
     doc_newline(d);
+    DocLine none = {0}, cont = {0};
+    line_addn(&cont, S_DIM, glyph->wrap, strlen(glyph->wrap));
+    line_addn(&cont, S_DIM, " ", 1);
     for (char *line = buf; line && *line;) {
         char *end = strchr(line, '\n');
         if (end) *end = '\0';
-        add_visible(d, s, line);
-        doc_newline(d);
+        char *v = visible(line, strlen(line));
+        DocLine l = {0};
+        line_addn(&l, s, v, strlen(v));
+        doc_wrap_verbatim(d, &l, &none, &cont, width);
+        line_free(&l);
+        free(v);
         line = end ? end + 1 : NULL;
     }
+    line_free(&cont);
     free(buf);
 }
 
@@ -559,7 +571,7 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
             doc_newline(d);
         }
     }
-    if (r->wrong_map.present) card_report_lines(d, S_ERROR, r, NULL, NULL, NULL);
+    if (r->wrong_map.present) card_report_lines(d, S_ERROR, r, NULL, NULL, NULL, width);
     if (r->has_norm) {
         label(d, "Error");
         doc_printf(d, r->norm_error <= r->norm_bound ? S_NORMAL : S_ERROR, "%.2e relative (Frobenius norm), bound %.0e",

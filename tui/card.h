@@ -22,8 +22,10 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
 
 /* Parts, also used on their own. */
 /* The text report's lines on the card: g's diagnosis, or (g NULL) the
- * picture of where r's output is wrong. */
-void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g);
+ * picture of where r's output is wrong; a line wider than width continued
+ * below after the continuation mark. */
+void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g,
+                       int width);
 void card_bars(Doc *d, const GradeResult *r, int width);
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width);
 void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "+", "*", "|", "^", "o", "v", ">", "..."};
+const Glyphs glyphs_ascii = {"#", ".", "-", "|", "+", "+", "*", "|", "^", "o", "v", ">", "...", "."};
 const Glyphs glyphs_unicode = {"\u2588", "\u2591", "\u2500", "\u2502", "\u2514", "\u253c", "\u2022", "\u2503",
-                               "\u25b2", "\u25cf", "\u2193", "\u21aa", "\u2026"};
+                               "\u25b2", "\u25cf", "\u2193", "\u21aa", "\u2026", "\u00b7"};
 const Glyphs *glyph = &glyphs_ascii;
 
 static void line_add_raw(DocLine *l, Style s, const char *text, size_t len) {
@@ -52,6 +52,8 @@ void line_free(DocLine *l) {
 void doc_free(Doc *d) {
     for (int i = 0; i < d->count; i++) line_free(&d->lines[i]);
     free(d->lines);
+    for (int i = 0; i < d->nheads; i++) free(d->heads[i].text);
+    free(d->heads);
     memset(d, 0, sizeof *d);
 }
 
@@ -108,6 +110,24 @@ void doc_add_line(Doc *d, const DocLine *l) {
 
 int doc_here(const Doc *d) { return d->open ? d->count - 1 : d->count; }
 
+void doc_heading(Doc *d, const char *text, size_t len, int level) {
+    d->heads = xrealloc(d->heads, (size_t)(d->nheads + 1) * sizeof *d->heads);
+    d->heads[d->nheads++] = (DocHeading){xstrndup(text, len), doc_here(d), level};
+}
+
+int doc_find_heading(const Doc *d, const char *name) {
+    for (int i = 0; name && i < d->nheads; i++) {
+        const char *h = d->heads[i].text, *s = name;
+        for (;; s++) {
+            while (*s == '`' || *s == '*') s++;
+            if (*s != *h || !*s) break;
+            h++;
+        }
+        if (!*s && !*h) return i;
+    }
+    return -1;
+}
+
 int text_width(const char *s, size_t len) {
     int w = 0;
     for (size_t i = 0; i < len; i++) w += ((unsigned char)s[i] & 0xC0) != 0x80;
@@ -152,6 +172,7 @@ void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const Do
     doc_add_line(d, first);
     current(d);
     int col = line_width(first), start_col = col;
+    int room = width - (line_width(first) > line_width(rest) ? line_width(first) : line_width(rest));
     size_t i = 0, n = para->len;
     while (i < n) {
         if (para->text[i] == '\n') { /* a hard break */
@@ -165,6 +186,16 @@ void doc_wrap_styled(Doc *d, const DocLine *para, const DocLine *first, const Do
         }
         size_t j = i;
         while (j < n && para->text[j] != ' ' && para->text[j] != '\n') j++;
+        /* a space inside inline code joins the words around it, as long as
+         * they fit a line: `(n + block - 1) / block` is not broken at its spaces */
+        while (j < n && para->text[j] == ' ' && j > i && para->style[j - 1] == S_CODE && para->style[j] == S_CODE) {
+            size_t k = j;
+            while (k < n && para->text[k] == ' ' && para->style[k] == S_CODE) k++;
+            if (k == n || para->style[k] != S_CODE || para->text[k] == '\n') break;
+            while (k < n && para->text[k] != ' ' && para->text[k] != '\n') k++;
+            if (text_width(para->text + i, k - i) > room) break;
+            j = k;
+        }
         int w = text_width(para->text + i, j - i);
         bool space = i > 0 && para->text[i - 1] == ' ' && col > start_col;
         if (col > start_col && col + space + w > width) {

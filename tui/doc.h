@@ -75,6 +75,7 @@ typedef struct {
     const char *more;    /* more text below */
     const char *wrap;    /* a line of code or a log continued from above */
     const char *ellipsis; /* text cut short */
+    const char *dots;    /* the rule under a small heading (a big one's is hline) */
 } Glyphs;
 
 extern const Glyphs glyphs_ascii, glyphs_unicode;
@@ -87,10 +88,20 @@ typedef struct {
     size_t len, cap;
 } DocLine;
 
+/* A heading of a rendered document (markdown.c records them): where the
+ * lesson's contents and its sections lead. */
+typedef struct {
+    char *text;  /* as shown: "Shared memory and __syncthreads()" */
+    int line;    /* its first line in the Doc */
+    int level;   /* 1 to 6 */
+} DocHeading;
+
 typedef struct {
     DocLine *lines;
     int count, cap;
     bool open; /* the last line takes more text */
+    DocHeading *heads;
+    int nheads;
 } Doc;
 
 void doc_free(Doc *d);
@@ -119,6 +130,11 @@ void doc_wrap_verbatim(Doc *d, const DocLine *line, const DocLine *first, const 
 void doc_add_clipped(Doc *d, Style s, const char *text, int width);
 /* The number of the line text goes to next (0-based). */
 int doc_here(const Doc *d);
+/* Records a heading that starts at the line text goes to next. */
+void doc_heading(Doc *d, const char *text, size_t len, int level);
+/* The index of the heading called name, as a course names a section (its
+ * markdown's backticks and asterisks ignored), or -1. */
+int doc_find_heading(const Doc *d, const char *name);
 
 /* Appends text to a line. Text that would not show as it is (escapes, other
  * controls, bytes that are not UTF-8) is kept in sb_add_visible's form: a

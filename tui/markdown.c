@@ -282,13 +282,16 @@ static void block(Render *r, cmark_node *n, const DocLine *first, const DocLine 
         inlines(&para, n, s);
         for (size_t i = 0; i < para.len; i++)
             if (para.style[i] == S_NORMAL) para.style[i] = (unsigned char)s;
+        if (r->d->open) doc_newline(r->d);
+        doc_heading(r->d, para.text ? para.text : "", para.len, level);
         doc_wrap_styled(r->d, &para, first, rest, r->width);
-        if (level <= 2) { /* a rule under the big headings, as wide as the text */
-            doc_add_line(r->d, rest);
-            int w = text_width(para.text, para.len);
-            for (int i = 0; i < w; i++) doc_add(r->d, s == S_H1 ? S_H1 : S_DIM, level == 1 ? "=" : glyph->hline);
-            doc_newline(r->d);
-        }
+        /* a rule under every heading, as wide as the text: a small one's
+         * dotted, so that it reads as a heading where bold does not show */
+        doc_add_line(r->d, rest);
+        int w = text_width(para.text, para.len);
+        for (int i = 0; i < w; i++)
+            doc_add(r->d, s == S_H1 ? S_H1 : S_DIM, level == 1 ? "=" : level == 2 ? glyph->hline : glyph->dots);
+        doc_newline(r->d);
         line_free(&para);
         break;
     }

@@ -1,6 +1,7 @@
 /* The terminal app's state as the views read it (state.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "state.h"
 
@@ -25,4 +26,10 @@ void app_message(App *a, Style s, const char *fmt, ...) {
     vsnprintf(a->message, sizeof a->message, fmt, ap);
     va_end(ap);
     a->message_style = s;
+}
+
+const char *app_editor(void) {
+    const char *editor = getenv("VISUAL");
+    if (!editor || !*editor) editor = getenv("EDITOR");
+    return editor && *editor ? editor : "vi";
 }

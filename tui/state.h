@@ -19,6 +19,7 @@ typedef enum {
     VIEW_SOLUTION, /* the reference solution (once passed) */
     VIEW_HELP,     /* the keys */
     VIEW_GRADING,  /* the live log while grading */
+    VIEW_CONTENTS, /* the lesson's sections, to jump to one */
     VIEW_COUNT
 } ViewId;
 
@@ -36,6 +37,22 @@ typedef struct App {
     int mark_line;         /* set by a build: a line worth showing (the newest hint) */
     char *lesson_text;     /* the lesson of lesson_chapter, read once */
     int lesson_chapter;
+    /* the lesson's place: where it was opened from, where to go in it */
+    ViewId lesson_from;    /* Esc (and Enter, in its chapter) goes back there: a card, or the list */
+    int lesson_from_ex, lesson_from_scroll;
+    char goto_section[128]; /* a heading to show at the next build ("": none) */
+    char search[64];       /* the lesson's search ("": none); n and N go to its matches */
+    int search_step;       /* a search to do at the next build: 2 from the top row, 1 the next, -1 the previous */
+    bool prompt;           /* typing a search after / */
+    char query[64];        /* what is typed */
+    int toc_sel;           /* the contents' selected section (-1: the one at the lesson's place) */
+    int toc_count;
+    int lesson_scroll;     /* the lesson's place while its contents are shown */
+    /* the list */
+    int digits;            /* a chapter number being typed */
+    double digit_at;
+    /* no GPU here (and no launcher): said from the start */
+    bool probed, no_gpu;
     GradeResult *results;  /* the last result of each exercise in this session */
     bool *have_result;
     Diagnosis *diagnoses;  /* gpucourse why of each exercise's last result (y on its card) */
@@ -59,5 +76,7 @@ ExStatus app_status(const App *a, int ex);
 const ExProgress *app_progress(const App *a, int ex);
 int app_passed(const App *a, int first, int count);
 void app_message(App *a, Style s, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* The editor e runs: $VISUAL, else $EDITOR, else vi. */
+const char *app_editor(void);
 
 #endif

@@ -96,7 +96,7 @@ static void build_course(App *a, Doc *d, int width) {
             if (i == a->ex) a->mark_line = doc_here(d);
             doc_add(d, S_NORMAL, "    ");
             doc_add(d, status_style(st), status_mark(st));
-            doc_printf(d, S_NORMAL, " %s  %-*s ", e->id, name_w, e->name);
+            doc_printf(d, S_NORMAL, " %s  %-*s  ", e->id, name_w, e->name); /* two spaces after the longest */
             doc_add_clipped(d, S_DIM, e->summary, width - text_width(d->lines[d->count - 1].text,
                                                                      d->lines[d->count - 1].len));
             doc_newline(d);
@@ -124,6 +124,10 @@ static void build_exercise(App *a, Doc *d, int width) {
     label(d, "File");
     doc_wrap(d, S_CODE, file, 10, width);
     free(file);
+    label(d, "Editor");
+    char *editor = xprintf("%s (e opens the file in it; $VISUAL or $EDITOR sets it)", app_editor());
+    doc_wrap(d, S_NORMAL, editor, 10, width);
+    free(editor);
     /* the latest attempt: this session's, else the one recorded */
     Verdict last = a->have_result[a->ex] ? a->results[a->ex].verdict : p ? verdict_from_key(p->last_verdict) : V_COUNT;
     label(d, "Status");
@@ -178,7 +182,13 @@ static void build_exercise(App *a, Doc *d, int width) {
 
 /* ------------------------------------------------------------ lesson, solution, help */
 
-static void build_lesson(App *a, Doc *d, int width) {
+/* Whether the lesson on the screen was opened from a card of its chapter:
+ * then Enter goes back to that card. */
+static bool lesson_from_card(const App *a) {
+    return a->lesson_from != VIEW_COURSE && a->course->exercises[a->lesson_from_ex].chapter == a->chapter;
+}
+
+static void lesson_doc(App *a, Doc *d, int width) {
     const Chapter *chap = &a->course->chapters[a->chapter];
     if (!a->lesson_text || a->lesson_chapter != a->chapter) {
         free(a->lesson_text);
@@ -187,9 +197,82 @@ static void build_lesson(App *a, Doc *d, int width) {
         if (!a->lesson_text) a->lesson_text = xprintf("The lesson cannot be read: %s\n", last_error());
     }
     md_render(d, a->lesson_text, width);
+}
+
+static void build_lesson(App *a, Doc *d, int width) {
+    lesson_doc(a, d, width);
     doc_newline(d);
-    doc_wrap(d, S_DIM, "End of the lesson. Enter opens the chapter's first unfinished exercise; n the next chapter.", 0,
-             width);
+    char *end = lesson_from_card(a)
+                    ? xprintf("End of the lesson. Enter goes back to %s; n the next chapter.",
+                              a->course->exercises[a->lesson_from_ex].id)
+                    : xprintf("End of the lesson. Enter opens the chapter's first unfinished exercise; n the next "
+                              "chapter.");
+    doc_wrap(d, S_DIM, end, 0, width);
+    free(end);
+}
+
+/* The lesson's sections (its headings below the title), one a row, the
+ * selected one marked; Enter goes there. */
+static void build_contents(App *a, Doc *d, int width) {
+    Doc lesson = {0};
+    lesson_doc(a, &lesson, width);
+    char *head = xprintf("Sections of chapter %d: %s", a->chapter + 1, a->course->chapters[a->chapter].title);
+    doc_wrap(d, S_H2, head, 0, width);
+    free(head);
+    doc_wrap(d, S_DIM, "Enter goes to the selected one; Esc back to where you were.", 0, width);
+    doc_newline(d);
+    int n = 0, here = 0;
+    for (int i = 0; i < lesson.nheads; i++) {
+        const DocHeading *h = &lesson.heads[i];
+        if (h->level < 2) continue;
+        if (h->line <= a->lesson_scroll) here = n; /* the section of the lesson's place */
+        n++;
+    }
+    a->toc_count = n;
+    if (a->toc_sel < 0) a->toc_sel = here;
+    if (a->toc_sel >= n) a->toc_sel = n - 1;
+    if (n == 0) doc_wrap(d, S_DIM, "This lesson has no sections.", 0, width);
+    for (int i = 0, k = 0; i < lesson.nheads; i++) {
+        const DocHeading *h = &lesson.heads[i];
+        if (h->level < 2) continue;
+        if (k++ == a->toc_sel) a->mark_line = doc_here(d);
+        doc_printf(d, S_NORMAL, "%*s", 2 + 4 * (h->level - 2), "");
+        doc_add_clipped(d, h->level == 2 ? S_NORMAL : S_DIM, h->text, width - 2 - 4 * (h->level - 2));
+        doc_newline(d);
+    }
+    doc_free(&lesson);
+}
+
+/* The heading the contents' selection names. */
+static const char *contents_heading(App *a, Doc *lesson) {
+    for (int i = 0, k = 0; i < lesson->nheads; i++)
+        if (lesson->heads[i].level >= 2 && k++ == a->toc_sel) return lesson->heads[i].text;
+    return NULL;
+}
+
+/* After a build of the lesson: go to the section asked for, or to the
+ * search's next match (a line holding it, case ignored). */
+static void lesson_seek(App *a, const Doc *d) {
+    if (a->goto_section[0]) {
+        int h = doc_find_heading(d, a->goto_section);
+        if (h >= 0) a->scroll = d->heads[h].line;
+        else app_message(a, S_DIM, "no section '%s' in this lesson", a->goto_section);
+        a->goto_section[0] = '\0';
+    }
+    if (!a->search_step || !d->count) return;
+    int step = a->search_step < 0 ? -1 : 1, from = a->search_step == 2 ? a->scroll : a->scroll + step;
+    a->search_step = 0;
+    for (int k = 0; k < d->count; k++) {
+        int i = ((from + step * k) % d->count + d->count) % d->count;
+        if (d->lines[i].text && strcasestr(d->lines[i].text, a->search)) {
+            a->scroll = i;
+            app_message(a, S_MESSAGE, "/%s: line %d of %d; n next, N previous, Esc clears", a->search, i + 1,
+                        d->count);
+            return;
+        }
+    }
+    app_message(a, S_DIM, "/%s: not in this lesson", a->search);
+    a->search[0] = '\0';
 }
 
 static void build_solution(App *a, Doc *d, int width) {
@@ -221,7 +304,8 @@ static const char *const help_keys[][2] = {
     {"s", "the reference solution, once you passed the exercise"},
     {"r", "reset the exercise to its stub (asks first; your file is kept in backups/)"},
     {"n p", "the next / previous exercise (in a lesson: the next / previous chapter)"},
-    {"l", "the lesson of the exercise's chapter"},
+    {"l", "the lesson of the exercise's chapter; from an exercise, at its section (after y, at the section "
+          "its hint names)"},
     {"w", "watch mode: grade now, then again every time an exercise file is saved"},
     {"y", "on a result card: why it failed (your code under compute-sanitizer, or its counters beside the "
           "reference's), shown below the card"},
@@ -229,10 +313,16 @@ static const char *const help_keys[][2] = {
     {"q", "quit"},
     {NULL, "Moving"},
     {"j k Up Down", "select, or scroll a line"},
-    {"PgUp PgDn Space b", "scroll a page"},
+    {"PgUp PgDn Space b", "a page down / up (on the list: the selection)"},
     {"Home End", "the top, the bottom"},
     {"Enter Right", "open: an exercise, its last result card"},
-    {"Esc Left", "back"},
+    {"Esc Left", "back (from a lesson: to the exercise it was opened from)"},
+    {"0-9", "on the list: the chapter of that number"},
+    {NULL, "In a lesson"},
+    {"/", "search (Enter searches, Esc cancels); then n and N the next and previous match, Esc clears"},
+    {"t", "its sections: j k select, Enter goes there"},
+    {"n p", "the next / previous chapter"},
+    {"Enter", "back to the exercise it was opened from, else the chapter's first unfinished one"},
     {"Ctrl-L", "redraw the screen"},
 };
 
@@ -266,6 +356,7 @@ void view_build(App *a, Doc *d, int width) {
     switch (a->view) {
     case VIEW_COURSE: build_course(a, d, width); break;
     case VIEW_LESSON: build_lesson(a, d, width); break;
+    case VIEW_CONTENTS: build_contents(a, d, width); break;
     case VIEW_EXERCISE: build_exercise(a, d, width); break;
     case VIEW_RESULT:
         if (a->have_result[a->ex])
@@ -273,7 +364,7 @@ void view_build(App *a, Doc *d, int width) {
         if (a->have_result[a->ex] && a->have_diagnosis[a->ex]) {
             a->mark_line = d->count;
             card_report_lines(d, S_NORMAL, &a->results[a->ex], a->course, &a->course->exercises[a->ex],
-                              &a->diagnoses[a->ex]);
+                              &a->diagnoses[a->ex], width);
         }
         break;
     case VIEW_SOLUTION: build_solution(a, d, width); break;
@@ -290,8 +381,13 @@ typedef struct {
 
 static const KeyHelp keys_course[] = {{"Enter", "open"}, {"l", "lesson"}, {"e", "edit"}, {"g", "grade"},
                                       {"h", "hint"}, {"w", "watch"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
-static const KeyHelp keys_lesson[] = {{"j/k", "scroll"}, {"n/p", "chapter"}, {"Enter", "exercise"}, {"Esc", "back"},
-                                      {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_lesson[] = {{"j/k", "scroll"}, {"/", "find"}, {"t", "sections"}, {"n/p", "chapter"},
+                                      {"Enter", "exercise"}, {"Esc", "back"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_search[] = {{"j/k", "scroll"}, {"n/N", "next/previous match"}, {"/", "find"},
+                                      {"t", "sections"}, {"Esc", "clear"}, {"q", "quit"}, {NULL, NULL}};
+static const KeyHelp keys_prompt[] = {{"Enter", "search"}, {"Esc", "cancel"}, {NULL, NULL}};
+static const KeyHelp keys_contents[] = {{"j/k", "select"}, {"Enter", "go there"}, {"Esc", "back"}, {"q", "quit"},
+                                        {NULL, NULL}};
 static const KeyHelp keys_exercise[] = {{"e", "edit"}, {"g", "grade"}, {"h", "hint"}, {"s", "solution"},
                                         {"n/p", "next/prev"}, {"l", "lesson"}, {"?", "help"},
                                         {"q", "quit"}, {NULL, NULL}};
@@ -307,9 +403,12 @@ static void draw_footer(const App *a) {
     static const KeyHelp *const by_view[VIEW_COUNT] = {
         [VIEW_COURSE] = keys_course, [VIEW_LESSON] = keys_lesson, [VIEW_EXERCISE] = keys_exercise,
         [VIEW_RESULT] = keys_result, [VIEW_SOLUTION] = keys_doc, [VIEW_HELP] = keys_help,
-        [VIEW_GRADING] = keys_grading,
+        [VIEW_GRADING] = keys_grading, [VIEW_CONTENTS] = keys_contents,
     };
-    const KeyHelp *k = a->confirm_reset ? keys_confirm : by_view[a->view];
+    const KeyHelp *k = a->confirm_reset                          ? keys_confirm
+                       : a->prompt                               ? keys_prompt
+                       : a->view == VIEW_LESSON && a->search[0] ? keys_search
+                                                                 : by_view[a->view];
     int y = draw_rows() - 1, x = 0, cols = draw_cols();
     draw_fill(y, 0, cols, S_FOOTER);
     for (; k->key; k++) {
@@ -333,6 +432,9 @@ static void view_title(const App *a, char *buf, size_t size) {
     case VIEW_RESULT: snprintf(buf, size, "%s %s: result", e->id, e->name); break;
     case VIEW_SOLUTION: snprintf(buf, size, "%s %s: reference solution", e->id, e->name); break;
     case VIEW_HELP: snprintf(buf, size, "help"); break;
+    case VIEW_CONTENTS:
+        snprintf(buf, size, "Chapter %d: %s: sections", a->chapter + 1, a->course->chapters[a->chapter].title);
+        break;
     case VIEW_GRADING:
         snprintf(buf, size, "%s %s: grading", a->course->exercises[a->grading_ex].id,
                  a->course->exercises[a->grading_ex].name);
@@ -349,14 +451,16 @@ static void draw_title(const App *a) {
     draw_fill(0, 0, cols, S_TITLE);
     char title[512], right[96];
     view_title(a, title, sizeof title);
-    snprintf(right, sizeof right, "%s%d/%d passed ", a->watcher ? "[watch] " : "",
+    int name_w = (int)strlen(" gpucourse  ") + text_width(glyph->vline, strlen(glyph->vline));
+    /* [no GPU] where the whole title and the app's name leave room for it */
+    bool tag = a->no_gpu && name_w + text_width(title, strlen(title)) + 1 + (int)strlen("[watch] [no GPU] 99/99 passed ") <= cols;
+    snprintf(right, sizeof right, "%s%s%d/%d passed ", a->watcher ? "[watch] " : "", tag ? "[no GPU] " : "",
              app_passed(a, 0, a->course->nexercises), a->course->nexercises);
     int rw = (int)strlen(right), x = 1;
     Doc t = {0};
     doc_add_clipped(&t, S_TITLE, title, cols - 2 - rw);
     doc_newline(&t);
     int tw = text_width(t.lines[0].text, t.lines[0].len);
-    int name_w = (int)strlen(" gpucourse  ") + text_width(glyph->vline, strlen(glyph->vline));
     if (name_w + tw + 1 + rw <= cols) {
         x = draw_text(0, 0, cols, S_TITLE, " gpucourse ");
         x += draw_text(0, x, cols - x, S_TITLE, glyph->vline);
@@ -451,6 +555,10 @@ static StatusLines status_layout(const App *a, int total, int cols) {
                  a->course->exercises[a->ex].id);
         text = question;
         style = S_MESSAGE;
+    } else if (a->prompt) {
+        snprintf(question, sizeof question, "/%s_", a->query);
+        text = question;
+        style = S_MESSAGE;
     }
     if (text[0]) doc_wrap(&st.message, style, text, 0, cols - 2);
     int most = (draw_rows() - 2) / 2;
@@ -475,16 +583,21 @@ void view_draw(App *a) {
     int cols = draw_cols();
     draw_title(a);
     Doc d = {0};
-    if (a->view != VIEW_GRADING) view_build(a, &d, text_width_for(cols));
+    /* the list takes the whole width (its summaries); text stays readable */
+    if (a->view != VIEW_GRADING) view_build(a, &d, a->view == VIEW_COURSE ? cols - 2 : text_width_for(cols));
+    if (a->view == VIEW_LESSON) lesson_seek(a, &d);
     StatusLines st = status_layout(a, d.count, cols);
     int rows = draw_rows() - 2 - st.rows;
     if (a->view == VIEW_GRADING) {
         draw_grading(a, rows);
     } else {
-        if (a->view == VIEW_COURSE && a->mark_line >= 0) { /* keep the selection in sight */
+        bool list = a->view == VIEW_COURSE || a->view == VIEW_CONTENTS;
+        if (list && a->mark_line >= 0) { /* keep the selection in sight */
             if (a->mark_line < a->scroll + 1) a->scroll = a->mark_line - 2;
             if (a->mark_line >= a->scroll + rows) a->scroll = a->mark_line - rows + 1;
-            if (a->ex == a->course->nexercises - 1) a->scroll = d.count - rows; /* and below the last, the key */
+            if (a->view == VIEW_COURSE && a->ex == 0) a->scroll = 0; /* and above the first, the course's title */
+            if (a->view == VIEW_COURSE && a->ex == a->course->nexercises - 1)
+                a->scroll = d.count - rows; /* and below the last, the key */
         } else if (a->scroll_to_mark && a->mark_line >= 0) {
             a->scroll = a->mark_line - 1;
         }
@@ -493,7 +606,7 @@ void view_draw(App *a) {
         if (a->scroll < 0) a->scroll = 0;
         for (int i = 0; i < rows && a->scroll + i < d.count; i++) {
             int line = a->scroll + i;
-            bool sel = a->view == VIEW_COURSE && line == a->mark_line;
+            bool sel = list && line == a->mark_line;
             if (sel) draw_fill(1 + i, 0, cols, S_SELECTED);
             draw_doc_line(1 + i, 1, cols - 2, &d.lines[line], sel ? S_SELECTED : S_NORMAL);
         }
@@ -552,6 +665,81 @@ static int chapter_next_exercise(const App *a, int ch) {
     return c->first;
 }
 
+/* The line of exercise ex on the list (build_course's layout: the title,
+ * then each chapter's blank line and head before its exercises). */
+static int course_line(const App *a, int ex) {
+    int line = 1;
+    for (int ch = 0; ch < a->course->nchapters; ch++) {
+        const Chapter *c = &a->course->chapters[ch];
+        if (ex < c->first + c->count) return line + 2 + (ex - c->first);
+        line += 2 + c->count;
+    }
+    return line;
+}
+
+/* Space, b, PgDn, PgUp on the list: the list a page down or up, and the
+ * selection with it (on the same row, where the list's end allows). */
+static void course_page(App *a, int dir) {
+    int n = a->course->nexercises, page = view_body_rows() - 2;
+    int target = course_line(a, a->ex) + dir * page, to = a->ex;
+    while (to + dir >= 0 && to + dir < n && (dir > 0 ? course_line(a, to + dir) <= target : course_line(a, to + dir) >= target))
+        to += dir;
+    if (to == a->ex && a->ex + dir >= 0 && a->ex + dir < n) to += dir;
+    a->scroll += course_line(a, to) - course_line(a, a->ex);
+    a->ex = to;
+}
+
+/* A digit on the list: the chapter of that number; a second digit soon
+ * after makes a two-digit number when there is such a chapter ("1" "1":
+ * chapter 11). */
+static void course_digit(App *a, int digit) {
+    double now = now_seconds();
+    int number = a->digits * 10 + digit;
+    if (!a->digits || now - a->digit_at > 1.5 || number > a->course->nchapters) number = digit;
+    a->digits = number;
+    a->digit_at = now;
+    if (number < 1 || number > a->course->nchapters) {
+        app_message(a, S_DIM, "no chapter %d: the chapters are 1 to %d", number, a->course->nchapters);
+        a->digits = 0;
+        return;
+    }
+    a->ex = chapter_next_exercise(a, number - 1);
+    app_message(a, S_DIM, "chapter %d: %s", number, a->course->chapters[number - 1].title);
+}
+
+/* Typing a search after /: Enter searches (an empty one repeats the last),
+ * Esc cancels, Backspace takes back a character. */
+static bool prompt_key(App *a, int key) {
+    size_t len = strlen(a->query);
+    if (is_open(key) && key != KEY_RIGHT) {
+        a->prompt = false;
+        if (len) snprintf(a->search, sizeof a->search, "%s", a->query);
+        if (a->search[0]) a->search_step = len ? 2 : 1;
+    } else if (key == 27) {
+        a->prompt = false;
+        app_message(a, S_DIM, "search cancelled");
+    } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+        while (len > 0 && ((unsigned char)a->query[len - 1] & 0xC0) == 0x80) len--; /* a whole character */
+        if (len > 0) len--;
+        a->query[len] = '\0';
+    } else if (key >= 32 && key < 256 && key != 127 && len + 1 < sizeof a->query) {
+        a->query[len] = (char)key;
+        a->query[len + 1] = '\0';
+    }
+    return true;
+}
+
+/* Esc in the lesson: back to the card it was opened from, or the list. */
+static void lesson_back(App *a) {
+    if (a->lesson_from == VIEW_COURSE) {
+        show(a, VIEW_COURSE);
+        return;
+    }
+    a->ex = a->lesson_from_ex;
+    a->view = a->lesson_from == VIEW_RESULT && !a->have_result[a->ex] ? VIEW_EXERCISE : a->lesson_from;
+    a->scroll = a->lesson_from_scroll;
+}
+
 bool view_key(App *a, int key) {
     int n = a->course->nexercises;
     switch (a->view) {
@@ -564,23 +752,84 @@ bool view_key(App *a, int key) {
         case KEY_HOME: a->ex = 0; return true;
         case KEY_END:
         case 'G': a->ex = n - 1; return true;
-        case KEY_PPAGE: a->ex = a->ex > 5 ? a->ex - 5 : 0; return true;
-        case KEY_NPAGE: a->ex = a->ex + 5 < n ? a->ex + 5 : n - 1; return true;
+        case KEY_PPAGE:
+        case 'b':
+        case 2: /* Ctrl-B */ course_page(a, -1); return true;
+        case KEY_NPAGE:
+        case ' ':
+        case 6: /* Ctrl-F */ course_page(a, +1); return true;
+        }
+        if (key >= '0' && key <= '9') {
+            course_digit(a, key - '0');
+            return true;
         }
         if (is_open(key)) {
             show(a, VIEW_EXERCISE);
             return true;
         }
         return false;
+    case VIEW_CONTENTS:
+        switch (key) {
+        case KEY_UP:
+        case 'k': if (a->toc_sel > 0) a->toc_sel--; return true;
+        case KEY_DOWN:
+        case 'j': if (a->toc_sel < a->toc_count - 1) a->toc_sel++; return true;
+        case KEY_HOME: a->toc_sel = 0; return true;
+        case KEY_END:
+        case 'G': a->toc_sel = a->toc_count - 1; return true;
+        case 'n':
+        case 'p': return true; /* not another exercise from here */
+        }
+        if (is_open(key)) {
+            Doc lesson = {0};
+            lesson_doc(a, &lesson, text_width_for(draw_cols()));
+            const char *h = contents_heading(a, &lesson);
+            if (h) snprintf(a->goto_section, sizeof a->goto_section, "%s", h);
+            doc_free(&lesson);
+            a->view = VIEW_LESSON;
+            a->scroll = a->lesson_scroll;
+            return true;
+        }
+        if (is_back(key) || key == 't') {
+            a->view = VIEW_LESSON;
+            a->scroll = a->lesson_scroll;
+            return true;
+        }
+        return false;
     case VIEW_LESSON:
+        if (a->prompt) return prompt_key(a, key);
+        if (key == '/') {
+            a->prompt = true;
+            a->query[0] = '\0';
+            return true;
+        }
+        if (key == 't') {
+            a->lesson_scroll = a->scroll;
+            a->toc_sel = -1;
+            show(a, VIEW_CONTENTS);
+            return true;
+        }
+        if (a->search[0] && (key == 'n' || key == 'N')) {
+            a->search_step = key == 'n' ? 1 : -1;
+            return true;
+        }
+        if (a->search[0] && key == 27) {
+            a->search[0] = '\0';
+            app_message(a, S_DIM, "search cleared; Esc again goes back");
+            return true;
+        }
         if (scroll_key(a, key)) return true;
         if (is_back(key)) {
-            show(a, VIEW_COURSE);
+            lesson_back(a);
             return true;
         }
         if (is_open(key)) {
-            a->ex = chapter_next_exercise(a, a->chapter);
-            show(a, VIEW_EXERCISE);
+            if (lesson_from_card(a)) {
+                lesson_back(a);
+            } else {
+                a->ex = chapter_next_exercise(a, a->chapter);
+                show(a, VIEW_EXERCISE);
+            }
             return true;
         }
         if (key == 'n' || key == 'p') {
@@ -590,6 +839,7 @@ bool view_key(App *a, int key) {
             } else {
                 a->chapter = ch;
                 a->ex = chapter_next_exercise(a, ch);
+                a->search[0] = '\0';
                 show(a, VIEW_LESSON);
             }
             return true;

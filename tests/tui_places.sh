@@ -1,0 +1,168 @@
+#!/bin/sh
+# The app in tmux (80x24 unless said), as a newcomer finds it (the audit of
+# 2026-11-28): y's lines wrapped to their end, the lesson opened at the
+# exercise's section and left back to its card, search and contents in the
+# lesson, the no-GPU line from the start, paging and chapter jumps on the
+# list, the editor named, the list at 120 columns. Runs without a GPU.
+# Prints TAP.
+cd "$(dirname "$0")/.." || exit 1
+GC=$PWD/build/gpucourse
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "1..0 # SKIP tmux is not installed"
+    exit 0
+fi
+T=$(mktemp -d /tmp/gc-places-XXXXXX)
+servers=0
+SOCK=gpucourse-places-$$-0
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+cleanup() {
+    i=0
+    while [ $i -le $servers ]; do tmux -L "gpucourse-places-$$-$i" kill-server 2>/dev/null; i=$((i + 1)); done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP # dash runs the EXIT trap on exit, not when a signal kills it
+export GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_COURSE=$PWD GPUCOURSE_NO_GPU=1 XDG_CACHE_HOME=$T/cache
+unset VISUAL EDITOR NO_COLOR GPUCOURSE_LAUNCHER
+
+n=0
+check() { # check "name" function: passes when the function succeeds
+    name=$1; shift
+    n=$((n + 1))
+    if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -60; fi
+}
+screen() { tm capture-pane -t t -p; }
+keys() { tm send-keys -t t "$@"; }
+# wait_for TEXT [SECONDS]: polls the screen until it shows TEXT (fixed string)
+wait_for() {
+    tries=$(( ${2:-15} * 10 ))
+    while [ $tries -gt 0 ]; do
+        screen >"$T/screen"
+        grep -qF -- "$1" "$T/screen" && return 0
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+    echo "the screen never showed: $1"
+    sed 's/^/|/' "$T/screen"
+    return 1
+}
+# gone TEXT: the screen (as just captured) does not show TEXT
+gone() {
+    screen >"$T/screen"
+    ! grep -qF -- "$1" "$T/screen" || { echo "the screen still shows: $1"; sed 's/^/|/' "$T/screen"; return 1; }
+}
+# top TEXT: the first row of the body (under the title bar) shows TEXT
+top() {
+    tries=50
+    while [ $tries -gt 0 ]; do
+        screen >"$T/screen"
+        sed -n 2p "$T/screen" | grep -qF -- "$1" && return 0
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+    echo "the body's first row is not: $1"
+    sed 's/^/|/' "$T/screen"
+    return 1
+}
+# start [WIDTH HEIGHT [ENV...]]: a fresh server running the app (the shell
+# stays, so that the app's exit shows)
+start() {
+    w=${1:-80} h=${2:-24}
+    [ $# -ge 2 ] && shift 2
+    tm kill-server 2>/dev/null
+    servers=$((servers + 1))
+    SOCK=gpucourse-places-$$-$servers
+    tm new-session -d -x "$w" -y "$h" -s t "env LANG=C.UTF-8 PS1='places\$ ' $* sh" || return 1
+    wait_for 'places$' || return 1
+    keys "$GC" Enter
+    wait_for "Enter open" 10
+}
+
+"$GC" list >/dev/null 2>&1 # the workspace
+start || { echo "1..0 # SKIP tmux cannot start a session here"; exit 0; }
+
+# 1.1: y's lines wrapped, as the compile log is, to their end
+t_why_wrapped() {
+    start && keys Enter && wait_for "ex01 vector_add: Add two vectors" && keys g && wait_for "SKIPPED: no GPU" 60 &&
+        keys y && wait_for "no diagnosis: nothing ran: no GPU" 30 && wait_for "compiled but was not run" &&
+        grep -q '^ ↪ .*compiled but was not run' "$T/screen"
+}
+check "y on a card: its lines wrapped after a continuation mark, read to their end" t_why_wrapped
+
+# 1.4: no GPU here, said from the start (the title bar and the status line);
+# a launcher's GPU is elsewhere, so not then
+t_no_gpu_start() {
+    start && wait_for "[no GPU]" && wait_for "no GPU here: grading compiles only; gpucourse doctor says why" &&
+        wait_for "ex01 is next" &&
+        start 80 24 GPUCOURSE_LAUNCHER=/bin/true && wait_for "ex01 is next" && sleep 0.5 && gone "no GPU"
+}
+check "no GPU: said in the title bar and the status line from the start (not with a launcher)" t_no_gpu_start
+
+# 1.2 and 1.3: l on a card opens the lesson at the exercise's section; Esc
+# and Enter come back to that card
+t_lesson_place() {
+    start && keys j j Enter && wait_for "ex03 saxpy: SAXPY" && keys l && wait_for "Chapter 1: The thread hierarchy" &&
+        top "Grid-stride loops" && wait_for "at 'Grid-stride loops'" &&
+        keys Escape && wait_for "ex03 saxpy: SAXPY with a grid-stride loop" && wait_for "Hints     0 of" &&
+        keys l && top "Grid-stride loops" && keys Enter && wait_for "ex03 saxpy: SAXPY with a grid-stride loop" &&
+        gone "ex01 vector_add" &&
+        keys l && top "Grid-stride loops" && keys n && wait_for "Chapter 2: " && keys Escape &&
+        wait_for "ex03 saxpy: SAXPY with a grid-stride loop" &&
+        keys Left && wait_for "Enter open" && keys l && top "The thread hierarchy" && keys Escape &&
+        wait_for "Enter open" && gone "Chapter 1: The thread hierarchy"
+}
+check "l on a card: the lesson at its section; Esc and Enter back to the card; from the list, its top" t_lesson_place
+
+# 1.2: / searches the lesson (n, N), t lists its sections; help names both
+t_lesson_search() {
+    start && keys j j Enter && wait_for "ex03 saxpy" && keys l && top "Grid-stride loops" &&
+        keys / && wait_for "/_" && keys "__BALLOT" && wait_for "/__BALLOT_" && keys Enter &&
+        wait_for "/__BALLOT: line" && sed -n 2p "$T/screen" | grep -qi "__ballot" &&
+        first=$(sed -n 2p "$T/screen") && keys n && sleep 0.5 && wait_for "/__BALLOT: line" &&
+        sed -n 2p "$T/screen" | grep -qi "__ballot" && [ "$(sed -n 2p "$T/screen")" != "$first" ] &&
+        keys N && top "$first" &&
+        keys Escape && wait_for "search cleared" && keys / && keys "no such words here" Enter &&
+        wait_for "not in this lesson" &&
+        keys t && wait_for "Sections of chapter 1" && wait_for "Kernels and launches" && wait_for "Warp votes" &&
+        keys G k k Enter && top "Warp votes" &&
+        keys '?' G && wait_for "its sections: j k select" && wait_for "search (Enter searches" && keys Escape &&
+        keys Escape && wait_for "ex03 saxpy: SAXPY with a grid-stride loop"
+}
+check "lesson: / searches, n N go to the matches, t lists the sections to jump to; help names them" t_lesson_search
+
+# 1.12: a small heading has a dotted rule under it (it reads as one without bold)
+t_h3() {
+    start && keys 3 && keys l && wait_for "Chapter 3: " && keys / "The last warp" Enter &&
+        top "The last warp: no lockstep" && sed -n 3p "$T/screen" | grep -q '^ ·······'
+}
+check "lesson: a small heading (###) underlined with dots" t_h3
+
+# 1.6: Space, b, PgDn and PgUp page the list; digits jump to a chapter;
+# Home shows the course's title
+t_list_paging() {
+    start && keys Space && wait_for "Enter open" && gone "1  The thread hierarchy" && keys b &&
+        wait_for "1  The thread hierarchy" && keys NPage && gone "1  The thread hierarchy" && keys PPage &&
+        wait_for "1  The thread hierarchy" &&
+        keys 9 && wait_for "chapter 9: WGMMA" && keys Enter && wait_for "ex30 wgmma_tile" && keys Escape &&
+        keys 1 1 && wait_for "chapter 11: " && keys Enter && wait_for "ex43 split_k" && keys Escape &&
+        keys Home && wait_for "gpucourse: CUDA from the thread hierarchy" && keys G && keys Home &&
+        top "gpucourse: CUDA from the thread hierarchy"
+}
+check "list: Space b PgDn PgUp page it, a chapter's number jumps there, Home shows the title" t_list_paging
+
+# 1.10: the card names the editor e runs
+t_editor() {
+    start && keys Enter && wait_for "Editor    vi (e opens the file in it" &&
+        start 80 24 EDITOR=nano && keys Enter && wait_for "Editor    nano (e opens"
+}
+check "the exercise card names the editor e opens (vi when neither VISUAL nor EDITOR is set)" t_editor
+
+# 1.9: at 120 columns the list's summaries use the width; a name and its
+# summary always two spaces apart
+t_wide_list() {
+    start 120 40 && wait_for "vectorized_transpose  " && grep -Eq 'vectorized_transpose  [^ ]' "$T/screen" &&
+        awk 'length($0) > 104 && /\[.\] ex[0-9][0-9]/ { wide = 1 } END { exit !wide }' "$T/screen"
+}
+check "list at 120 columns: summaries use the width, two spaces after the longest name" t_wide_list
+
+echo "1..$n"
