@@ -1259,6 +1259,13 @@ static int cmd_doctor(const Options *o) {
     doctor_line(have_cublas, "cuBLAS", have_cublas ? cublas : "not found in the toolkit",
                 "install the toolkit's cuBLAS (libcublas-dev or the full CUDA Toolkit)");
     free(cublas);
+    /* ex45's baseline, cuBLASLt's block scale modes (harness/kinds/gemm_fp8_blockscaled.cu) */
+    int fp8_scales = toolchain_at_least(&t, TOOLKIT_FP8_SCALES_MAJOR, TOOLKIT_FP8_SCALES_MINOR);
+    if (t.nvcc)
+        doctor_line(fp8_scales > 0, "FP8 scales",
+                    fp8_scales > 0 ? "CUDA 12.9 or later: ex45's cuBLASLt baseline"
+                                   : "ex45's cuBLASLt baseline needs CUDA 12.9 or later",
+                    "install CUDA Toolkit 12.9 or later; until then ex45 is a setup error (the rest needs 12.0)");
     char *cuobjdump = toolchain_tool(&t, "cuobjdump");
     doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
                 "the exercises that require instructions (required_sass, forbidden_sass) cannot pass without it: it "
@@ -1285,10 +1292,10 @@ static int cmd_doctor(const Options *o) {
                 "gpucourse why cannot look for races and faults in your code without it: it ships with the CUDA "
                 "Toolkit (package cuda-sanitizer-X-Y)");
     free(sanitizer);
-    /* the GPU's counters: the evidence that chapters 7-10 pass on */
+    /* the GPU's counters: the evidence that chapters 7-11 pass on */
     char *cupti = toolchain_cupti(&t);
     doctor_line(cupti != NULL, "CUPTI", cupti ? cupti : "not found",
-                "the exercises that require evidence from the GPU's counters (chapters 7-10) cannot pass without it: "
+                "the exercises that require evidence from the GPU's counters (chapters 7-11) cannot pass without it: "
                 "it ships with the CUDA Toolkit (package cuda-cupti-X-Y)");
     free(cupti);
     int admin_only = gpu_profiling_admin_only("/proc/driver/nvidia/params");
@@ -1297,7 +1304,7 @@ static int cmd_doctor(const Options *o) {
                     admin_only == 0 ? "readable by every user"
                     : geteuid() == 0 ? "readable by administrators only; you run as root"
                                      : "the driver lets only administrators read the GPU's counters (RmProfilingAdminOnly: 1)",
-                    "the exercises that require evidence (chapters 7-10) are not graded, and gpucourse why shows no counters, "
+                    "the exercises that require evidence (chapters 7-11) are not graded, and gpucourse why shows no counters, "
                     "until they are readable: as root, "
                     "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' > /etc/modprobe.d/gpucourse-profiling.conf "
                     "and reboot (or reload the nvidia module)");

@@ -16,26 +16,35 @@
 //
 // What is given
 //   ex33's persistent, warp-specialized kernel, with 128 x 192 tiles and
-//   one stage per 128-wide block of K: the e4m3 tensor maps, the wgmma of
-//   m64n192k32 e4m3, the ring of stages, and for each block the scales of
-//   the thread's two rows (r0 for row, r1 for row + 8) and of the two
-//   128-column blocks of B that the tile's 192 columns span (first,
-//   second).
+//   one stage per 128-wide block of K: the e4m3 tensor maps (boxes of 128
+//   bytes of K), the descriptors (make_desc), the wgmma m64n192k32 e4m3,
+//   the producer and the ring of stages (each consumer waits for a stage's
+//   full barrier and releases it on empty), the tile walk and the store of
+//   a tile.
 //
-// What to fill in
-//   `promote`, called after each block's four wgmma into `part` (from zero)
-//   and the wait for them: add `part` into `d`, each element scaled by the
-//   scale of its row (element i belongs to row + 8 when bit 1 of i is set)
-//   times the scale of its column's 128-column block (element i is in
-//   columns 8 * (i / 4).., in the first block when i / 4 < J).
-//   As shipped the partial sums are added unscaled: a wrong answer.
+// What to write: the consumers' k-block loop
+//   1. Per tile: where the thread's scales are (sa for its two rows, sb for
+//      the two 128-column blocks of B that the tile's 192 columns span).
+//   2. Per k-block: its scales; its product into `part`, from zero, on the
+//      tensor cores (K = 32 per wgmma), waited for before the stage is
+//      released; then the promotion (`promote`, yours too): `part` added
+//      into `d`, each element scaled by its row's scale and its column's
+//      block scale.
+//   As shipped the consumers only free the stages and store zeros: a
+//   wrong answer.
 //
 // How it is graded
 //   gpucourse grade ex45
 //   Checked against float64 at shapes from 17 x 9 x 256 to 1024 x 768 x
 //   1024, every element within its bound (2^-12 of its magnitude per block,
 //   twice). Timed against the reference and cuBLASLt's block-scaled FP8
-//   GEMM at 4096^3, 8192^3 and 5000 x 3000 x 4096.
+//   GEMM at 4096^3, 8192^3 and 5000 x 3000 x 4096 (CUDA 12.9 or later:
+//   with an older toolkit ex45 cannot be graded, a setup error). Your
+//   machine code must contain QGMMA (FP8 wgmma) and UTMALDG, and the GPU's
+//   counters must show the products as e4m3 on the tensor cores: the
+//   tensor pipe busy at least 1e-4 cycles per FLOP, and at most 0.05 of
+//   the FLOPs on the 16-bit or TF32 paths (operands widened to BF16 do not
+//   pass), and at least 0.9 of the bytes loaded coming through TMA.
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
@@ -282,11 +291,8 @@ template <int J>
 __device__ __forceinline__ void promote(float (&d)[BN / 2], const float (&part)[BN / 2], float r0, float r1,
                                         float first, float second)
 {
-    // TODO: each part[i] times its row's scale (r1 where bit 1 of i is set, else
-    //       r0) times its block's (first where i / 4 < J, else second), added into d[i].
-    (void)r0, (void)r1, (void)first, (void)second;
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] += part[i];
+    // TODO: yours (the lesson, "The tile, and its two blocks of B").
+    (void)d, (void)part, (void)r0, (void)r1, (void)first, (void)second;
 }
 
 // One persistent block per SM walks tiles as in ex33. Each stage is one
@@ -341,33 +347,27 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             int m0, n0;
             tile_at(tile, tiles_m, tiles_n, m0, n0);
-            const int row = m0 + 64 * c + 16 * warp + lane / 4;  // this thread's rows: row and row + 8
-            const float* sa0 = sa + min(row, M - 1);  // sa[kb * M + row]: M-major, as cuBLASLt takes it
-            const float* sa1 = sa + min(row + 8, M - 1);
-            // B's scales of the tile's two 128-column blocks (the second clamped at the right edge)
-            const float* sb_first = sb + (size_t)(n0 / 128) * kblocks;
-            const float* sb_second = sb + (size_t)min(n0 / 128 + 1, (N - 1) / 128) * kblocks;
-            const bool starts_mid_block = n0 % 128 != 0;  // odd tile columns: n0 = 192 t
+            // TODO: where this thread's scales are: its rows are m0 + 64 * c + 16 * warp + lane / 4
+            //       and that + 8 (sa is M-major, and rows past M must not be read), and the tile's
+            //       192 columns from n0 span two 128-column blocks of B's scales (the second may be
+            //       past N's last block). Then d from zero.
+            (void)warp, (void)lane, (void)sa, (void)sb;
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
-                const float r0 = __ldg(sa0 + (size_t)kb * M), r1 = __ldg(sa1 + (size_t)kb * M);
-                const float first = __ldg(sb_first + kb), second = __ldg(sb_second + kb);
-                mbar_wait(&full[s], (it / STAGES) & 1);
-                const unsigned char* a = as + s * A_BYTES + c * 64 * BK;
-                const unsigned char* b = bs + s * B_BYTES;
-                wgmma_fence();
-#pragma unroll
-                for (int ks = 0; ks < BK / 32; ++ks)
-                    wgmma_m64n192k32_e4m3(part, make_desc(a + 32 * ks, LBO, SBO, SWIZZLE_128B),
-                                          make_desc(b + 32 * ks, LBO, SBO, SWIZZLE_128B), ks > 0);
-                wgmma_commit();
-                wgmma_wait<0>();
-                fence_registers(part);
-                if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);
-                if (starts_mid_block) promote<8>(d, part, r0, r1, first, second);
-                else promote<16>(d, part, r0, r1, first, second);
+                // TODO: this k-block's four scales (loaded before the wait, so that they arrive
+                //       while the stage does).
+                mbar_wait(&full[s], (it / STAGES) & 1);  // given: the stage's A and B have landed
+                // TODO: the k-block's product into `part`, from zero: wgmma_m64n192k32_e4m3 over
+                //       the stage's 128 of K (make_desc takes the address of each K = 32 slice),
+                //       fenced, committed and waited for as in ex33, before reading `part`. This
+                //       warpgroup's 64 rows of A start at as + s * A_BYTES + c * 64 * BK, the
+                //       stage's 192 rows of B at bs + s * B_BYTES.
+                (void)part;
+                if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);  // given: the stage back to the producer,
+                                                                     // once your wgmma have read it
+                // TODO: the promotion of `part` into `d`.
             }
             store_tile(d, C, M, N, m0 + 64 * c, n0);
         }
@@ -383,7 +383,7 @@ extern "C" void solve(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, const floa
     const CUtensorMap a_map = e4m3_map(A, M, K, BM);
     const CUtensorMap b_map = e4m3_map(B, N, K, BN);
     static int sms = 0;
-    if (!sms) {  // 193 KB of dynamic shared memory needs the opt-in
+    if (!sms) {  // 201 KiB of dynamic shared memory (SMEM_BYTES) needs the opt-in
         cudaFuncSetAttribute(gemm_fp8, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
         int device = 0;
         cudaGetDevice(&device);

@@ -176,6 +176,7 @@ typedef struct {
     int retimed;           /* timings done again because other processes shared the GPU */
     bool timed_out;        /* the judge's own bound (--timeout) ended it */
     bool extra_sizes;      /* more timed sizes than MAX_TIMED_SIZES: the lines of those are dropped */
+    char no_library[160];  /* why the kind has no library baseline with this toolkit (KIND_NO_LIBRARY) */
 } Parsed;
 
 /* The timed size the lines now describe. Outputs without `timed:` lines
@@ -326,6 +327,7 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
         }
     }
     else if (!strcmp(key, "library")) snprintf(r->library_name, sizeof r->library_name, "%s", val);
+    else if (!strcmp(key, "nolibrary")) snprintf(p->no_library, sizeof p->no_library, "%s", val);
     else if (!strcmp(key, "check")) {
         CheckResult c = {0};
         char status[8] = "";
@@ -603,6 +605,12 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
         else
             set_verdict(r, V_SLOW, "correct, but your kernel reaches %.2fx of %s's throughput%s (floor %.2fx)",
                         r->vs_library, r->library_name, at, e->floor_library);
+        return;
+    }
+    /* fail closed: a library floor that could not be checked is no pass, and not the student's fault */
+    if (e->floor_library > 0 && p.no_library[0]) {
+        set_verdict(r, V_SETUP_ERROR, "correct, and fast enough against the reference, but the floor against the "
+                    "vendor library (%.2fx) cannot be checked with this toolkit: %s", e->floor_library, p.no_library);
         return;
     }
     if (r->nsizes > 1) {

@@ -63,7 +63,8 @@ int toolchain_find(Toolchain *t) {
     }
     if (!t->nvcc && access("/usr/local/cuda/bin/nvcc", X_OK) == 0) t->nvcc = xstrdup("/usr/local/cuda/bin/nvcc");
     if (!t->nvcc)
-        return error("nvcc not found: install the CUDA Toolkit (12.0 or later, for sm_90a) and put its bin/ "
+        return error("nvcc not found: install the CUDA Toolkit (12.0 or later, for sm_90a; 12.9 or later for ex45) "
+                     "and put its bin/ "
                      "on PATH, e.g. export PATH=/usr/local/cuda/bin:$PATH, or set GPUCOURSE_NVCC");
     char *real = realpath(t->nvcc, NULL);
     if (real) {
@@ -88,6 +89,12 @@ int toolchain_find(Toolchain *t) {
         proc_result_free(&res);
     }
     return 0;
+}
+
+int toolchain_at_least(const Toolchain *t, int major, int minor) {
+    int have_major = 0, have_minor = 0;
+    if (!t->version || sscanf(t->version, "%d.%d", &have_major, &have_minor) != 2) return -1;
+    return have_major > major || (have_major == major && have_minor >= minor);
 }
 
 void toolchain_free(Toolchain *t) {

@@ -21,6 +21,10 @@ typedef struct {
  * Returns -1 with a message that says how to fix it when none is found. */
 int toolchain_find(Toolchain *t);
 void toolchain_free(Toolchain *t);
+/* Whether the toolkit is major.minor or later: 1 or 0, -1 when its version
+ * is unknown. ex45's baseline needs 12.9 (TOOLKIT_FP8_SCALES_*). */
+int toolchain_at_least(const Toolchain *t, int major, int minor);
+enum { TOOLKIT_FP8_SCALES_MAJOR = 12, TOOLKIT_FP8_SCALES_MINOR = 9 };
 
 /* What an nvcc run builds: a shared library (the student's, a reference),
  * the judge of a kind (harness/main.cu), or the student's runner of a kind

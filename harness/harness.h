@@ -119,6 +119,10 @@ extern const KindDef kind;
 // of it, so student code cannot find it in its own process and call it. A
 // kind file wraps its library function in `#if KIND_WITH_LIBRARY` and names
 // it with KIND_LIBRARY("what it is", function) as the KindDef's last fields.
+// A kind whose library this toolkit lacks names why with
+// KIND_NO_LIBRARY("no library baseline: ..."): the judge says so
+// ("nolibrary:") and the grader then passes no exercise with a library floor.
+#define KIND_NO_LIBRARY(why) why, nullptr
 #ifdef GPUCOURSE_STUDENT_RUNNER
 #define KIND_WITH_LIBRARY 0
 #define KIND_LIBRARY(name, fn) nullptr, nullptr

@@ -215,6 +215,38 @@ static void test_gemm_flops(void **state) {
     free(text);
 }
 
+/* A kind built without its library (ex45's cuBLASLt scale modes on a
+ * toolkit older than 12.9): an exercise with a library floor is not a
+ * pass, but a setup error that says why; one without a library floor is
+ * graded as before. */
+static void test_no_library_baseline(void **state) {
+    (void)state;
+    GradeResult r;
+    Exercise e = exercise();
+    e.floor_reference = 0.8;
+    e.floor_library = 0.6;
+    char *pass = read_file("tests/data/gemm_pass.txt", NULL);
+    assert_non_null(pass);
+    char *cut = strstr(pass, "library: cuBLAS");
+    assert_non_null(cut);
+    *cut = '\0';
+    char *text = xprintf("%snolibrary: no library baseline: cuBLASLt's block scaling needs CUDA 12.9 or later\n"
+                         "done: correct\n", pass);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_SETUP_ERROR);
+    assert_non_null(strstr(r.reason, "floor against the vendor library (0.60x) cannot be checked with this toolkit: "
+                                     "no library baseline: cuBLASLt's block scaling needs CUDA 12.9 or later"));
+    grade_result_free(&r);
+    e.floor_library = 0;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    grade_result_free(&r);
+    free(text);
+    free(pass);
+}
+
 /* The judge's own output on the H100 (ex25's reference graded as the student). */
 static void test_gemm_recorded_h100(void **state) {
     (void)state;
@@ -2738,6 +2770,7 @@ int main(void) {
         cmocka_unit_test(test_visible_text),
         cmocka_unit_test(test_interrupt_during_any_child), cmocka_unit_test(test_sass_tool_failures_are_said),
         cmocka_unit_test(test_out_of_memory_is_recognized), cmocka_unit_test(test_gemm_flops),
+        cmocka_unit_test(test_no_library_baseline),
         cmocka_unit_test(test_gemm_norm_fail), cmocka_unit_test(test_gemm_recorded_h100), cmocka_unit_test(test_gemm_above_peak), cmocka_unit_test(test_gemm_reports),
         cmocka_unit_test(test_gemm_several_sizes), cmocka_unit_test(test_check_past_cap), cmocka_unit_test(test_second_run_differs),
         cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_evidence_metrics), cmocka_unit_test(test_profiling_admin_only), cmocka_unit_test(test_gemm_element_bound),
