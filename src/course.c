@@ -926,7 +926,7 @@ static void check_unique(Course *c, StrList *problems) {
 }
 
 Course *course_load(const char *root, StrList *problems) {
-    static const char *const keys[] = {"title", "chapters", NULL};
+    static const char *const keys[] = {"title", "id", "chapters", NULL};
     int before = problems->count;
     Course *c = xcalloc(1, sizeof *c);
     c->root = xstrdup(root);
@@ -938,6 +938,16 @@ Course *course_load(const char *root, StrList *problems) {
         yaml_node_t *top = yaml_document_get_root_node(&y.doc);
         if (check_keys(&y, top, keys, "the course") || top->type == YAML_MAPPING_NODE) {
             c->title = get_string(&y, top, "title", true);
+            c->id = get_string(&y, top, "id", false);
+            if (c->id && (!course_plain_name(c->id, "-_") || strlen(c->id) > MAX_COURSE_ID)) {
+                problem_at(&y, map_get(&y, top, "id"), "'id' is a-z, 0-9, - and _, 1 to %d characters, not '%s'",
+                           MAX_COURSE_ID, c->id);
+                free(c->id);
+                c->id = NULL;
+            } else if (!c->id) { /* a course from before ids: its directory's name */
+                const char *dir = c->real_root ? c->real_root : root, *slash = strrchr(dir, '/');
+                c->id = course_id_from(slash && slash[1] ? slash + 1 : dir);
+            }
             yaml_node_t *list = map_get(&y, top, "chapters");
             if (!list || list->type != YAML_SEQUENCE_NODE ||
                 list->data.sequence.items.top == list->data.sequence.items.start) {
@@ -1060,8 +1070,22 @@ static void exercise_free(Exercise *e) {
     for (int i = 0; i < e->ndiagnose; i++) free(e->diagnose[i].message), free(e->diagnose[i].section);
 }
 
+char *course_id_from(const char *text) {
+    char *id = xstrndup(text, MAX_COURSE_ID);
+    for (char *p = id; *p; p++) {
+        *p = (char)tolower((unsigned char)*p);
+        if (!course_plain_name((char[]){*p, 0}, "-_")) *p = '-';
+    }
+    if (!*id) {
+        free(id);
+        id = xstrdup("course");
+    }
+    return id;
+}
+
 void course_free(Course *c) {
     if (!c) return;
+    free(c->id);
     for (int i = 0; i < c->nexercises; i++) exercise_free(&c->exercises[i]);
     for (int i = 0; i < c->nchapters; i++) {
         free(c->chapters[i].dir);

@@ -117,11 +117,22 @@ typedef struct {
     char *real_root;           /* root with links resolved: every file the course names is inside it */
     char *harness_dir;         /* the shared harness (main.cu, harness.h): see course_harness_dir */
     char *title;
+    char *id;                  /* course.yaml's id, else its directory's name made one: whose workspace it is */
     Chapter *chapters;
     int nchapters;
     Exercise *exercises;
     int nexercises;
 } Course;
+
+/* The course that comes with gpucourse: its workspace is ~/gpucourse, any
+ * other course's ~/gpucourse/courses/ID (src/workspace.c). */
+#define COURSE_BUNDLED_ID "gpucourse"
+enum { MAX_COURSE_ID = 40 };
+
+/* A course id from any text (a directory's name): lower case, a-z, 0-9, -
+ * and _ kept, anything else made '-', at most MAX_COURSE_ID characters;
+ * "course" when nothing is left. malloc'd. */
+char *course_id_from(const char *text);
 
 /* The libraries an exercise can forbid (forbidden_libraries), NULL-terminated:
  * cublas, cudnn, cub, thrust, cutlass. grader/libscan.c has a rule for each. */

@@ -134,25 +134,32 @@ int scaffold_course(const char *dir, const char *title, StrList *made) {
     if (!*dir) return error("new course needs a directory's name (an empty one would be the current directory: give '.')");
     if (title && check_title(title) < 0) return -1;
     if (refuse_existing(dir, "course/course.yaml") < 0) return -1;
-    char *base = NULL;
+    char *base = NULL, *trimmed = xstrdup(dir);
+    for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--) trimmed[n - 1] = '\0';
+    const char *slash = strrchr(trimmed, '/');
+    char *real = realpath(dir, NULL); /* "." names a directory too */
+    const char *rslash = real ? strrchr(real, '/') : NULL;
+    char *id = course_id_from(rslash && rslash[1] ? rslash + 1 : slash ? slash + 1 : trimmed);
+    free(real);
     if (!title) { /* from the directory's name */
-        char *trimmed = xstrdup(dir);
-        for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--) trimmed[n - 1] = '\0';
-        const char *slash = strrchr(trimmed, '/');
         base = title_from(slash ? slash + 1 : trimmed);
-        free(trimmed);
         if (check_title(base) < 0) {
             char *why = xstrdup(last_error());
             error("%s (made from the directory's name): give one with --title", why);
             free(why);
-            free(base);
+            free(base), free(trimmed), free(id);
             return -1;
         }
     }
+    free(trimmed);
     StrBuf sb = {0};
-    sb_puts(&sb, "# The course: chapters in order, each a directory under course/ with a\n"
-                 "# chapter.yaml (docs/authoring.md). Add one: gpucourse new chapter NAME\n"
-                 "title: ");
+    sb_printf(&sb, "# The course: chapters in order, each a directory under course/ with a\n"
+                   "# chapter.yaml (docs/authoring.md). Add one: gpucourse new chapter NAME\n"
+                   "# The id names its workspace, ~/gpucourse/courses/%s: keep it.\n"
+                   "id: %s\n"
+                   "title: ",
+              id, id);
+    free(id);
     yaml_quoted(&sb, title ? title : base);
     sb_puts(&sb, "\nchapters:\n");
     free(base);

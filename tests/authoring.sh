@@ -47,6 +47,39 @@ t_calibrate() { [ -d "$C" ] || return 1
 if [ -n "$QUICK" ]; then skip "check-course --calibrate without a GPU" "QUICK"
 else check "check-course --calibrate without a GPU: says so, exit 77" t_calibrate; fi
 
+# One workspace per course: two courses whose exercise ex01 has the same file
+# name (ex01_add.cu), with no --workspace, never see each other's file or
+# progress; a workspace named for the wrong course is refused; and the
+# course that comes with gpucourse keeps ~/gpucourse as it was (a workspace
+# from before .course-id, with its progress, opened as it is).
+t_two_courses() ( H=$T/home && mkdir -p "$T/two" "$H" && cd "$T/two" &&
+    for c in one two; do
+        HOME=$H env -u GPUCOURSE_WORKSPACE gpucourse new course $c >/dev/null &&
+        HOME=$H env -u GPUCOURSE_WORKSPACE gpucourse --course $c new chapter basics >/dev/null &&
+        HOME=$H env -u GPUCOURSE_WORKSPACE gpucourse --course $c new exercise basics add --kind vector_add >/dev/null || return 1
+    done
+    gc() { HOME=$H env -u GPUCOURSE_WORKSPACE gpucourse "$@"; }
+    gc --course one hint ex01 >/dev/null 2>"$T/err" && grep -q "course 'one': a new workspace, $H/gpucourse/courses/one" "$T/err" &&
+    echo "// one's student was here" >>"$H/gpucourse/courses/one/exercises/ex01_add.cu" &&
+    gc --course one progress >"$T/p1" && grep -q "^ex01  add .* 1/1 " "$T/p1" &&
+    gc --course two progress >"$T/p2" 2>/dev/null && grep -q "^ex01  add .* 0/1 " "$T/p2" &&
+    grep -q "one's student" "$H/gpucourse/courses/one/exercises/ex01_add.cu" &&
+    ! grep -q "one's student" "$H/gpucourse/courses/two/exercises/ex01_add.cu" &&
+    [ ! -e "$H/gpucourse/exercises" ] && [ ! -e "$H/gpucourse/progress.yaml" ] ||
+        { cat "$T/err" "$T/p1" "$T/p2"; return 1; }
+    # the other's workspace, named: refused, nothing written to it
+    cp "$H/gpucourse/courses/one/progress.yaml" "$T/before"
+    GPUCOURSE_WORKSPACE=$H/gpucourse/courses/one HOME=$H gpucourse --course two hint ex01 >"$T/out" 2>&1; rc=$?
+    [ $rc = 65 ] && grep -q "the workspace '$H/gpucourse/courses/one' holds course 'one' (its .course-id), not 'two'" "$T/out" &&
+        cmp -s "$T/before" "$H/gpucourse/courses/one/progress.yaml" || { echo "exit $rc"; cat "$T/out"; return 1; }
+    # this repository's course: ~/gpucourse, also one made before .course-id
+    mkdir -p "$H/gpucourse/exercises" && echo "mine" >"$H/gpucourse/exercises/ex01_vector_add.cu" &&
+    printf 'version: 1\nexercises:\n  ex01: {hints_seen: 1}\n' >"$H/gpucourse/progress.yaml" &&
+    HOME=$H env -u GPUCOURSE_WORKSPACE gpucourse --course "$ROOT" progress >"$T/p3" 2>"$T/err" &&
+    grep -q "^ex01  vector_add .* 1/" "$T/p3" && [ "$(cat "$H/gpucourse/exercises/ex01_vector_add.cu")" = mine ] &&
+    [ "$(cat "$H/gpucourse/.course-id")" = gpucourse ] && [ ! -s "$T/err" ] || { cat "$T/p3" "$T/err"; return 1; }; )
+check "two courses, the same file name: a workspace each (~/gpucourse/courses/ID), progress never shared; ~/gpucourse kept" t_two_courses
+
 # Every key the loader accepts (the keys[] lists of src/course.c) has a row
 # in the guide's table: `key`, or `parent.key` for the nested ones.
 t_keys() { python3 - "$ROOT/src/course.c" "$ROOT/docs/authoring.md" <<'PY'
