@@ -148,9 +148,21 @@ enum { MAX_FILE_PROBLEMS = 100 };
  * also once links are followed. */
 Course *course_load(const char *root, StrList *problems);
 
+/* The lines gpucourse new writes for the instructor to replace (src/
+ * scaffold.c writes them; check-course finds them): the lesson's, the
+ * stub's header (the TODOs in its kernel are the student's, and stay), the
+ * reference's. */
+#define SCAFFOLD_LESSON_TODO "TODO: the lesson, in CommonMark"
+#define SCAFFOLD_STUB_IDEA_TODO "TODO: the idea this exercise is about"
+#define SCAFFOLD_STUB_FILL_TODO "In the kernel: TODO."
+#define SCAFFOLD_REFERENCE_TODO "TODO: what it computes, how, and why it is fast"
+#define SCAFFOLD_REFERENCE_KERNEL_TODO "TODO: the reference kernel."
+
 /* check-course's look at what a loaded course says, beyond what loading
  * needs: each exercise whose summary, task or hints are still gpucourse
- * new's TODO: placeholders appends its problem (Exercise.placeholders). */
+ * new's TODO: placeholders appends its problem (Exercise.placeholders);
+ * each lesson, stub and reference that still holds one of the SCAFFOLD_
+ * lines above appends "FILE:LINE:COL: ..." at the first. */
 void course_check_content(const Course *c, StrList *problems);
 void course_free(Course *c);
 

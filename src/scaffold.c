@@ -213,14 +213,26 @@ int scaffold_chapter(const char *root, const char *name, const char *title, StrL
     CourseOutline o;
     if (read_outline(root, &o) < 0) return SCAFFOLD_FILES;
     int number = o.nchapters + 1;
-    /* NN-NAME, numbered in course order, unless NAME comes with its number */
+    /* NN-NAME, numbered in course order; a NAME that comes with its number
+     * (2-fancy) must say its place, and is written NN- as the others are */
     bool numbered = isdigit((unsigned char)name[0]) && strchr(name, '-');
-    char *dir = numbered ? xstrdup(name) : xprintf("%02d-%s", number, name);
-    char *own_title = title ? xstrdup(title) : title_from(numbered ? strchr(name, '-') + 1 : name);
+    if (numbered) {
+        const char *dash = strchr(name, '-');
+        char *end;
+        long given = strtol(name, &end, 10);
+        if (end != dash || given != number || !dash[1]) {
+            course_outline_free(&o);
+            return error("a new chapter is chapter %d of the course: name it %s%02d-%s (the number is its place in "
+                         "course.yaml)",
+                         number, end == dash && dash[1] ? "" : "NAME or ", number, end == dash && dash[1] ? dash + 1 : "NAME");
+        }
+    }
+    const char *bare = numbered ? strchr(name, '-') + 1 : name; /* the name without its number */
+    char *dir = xprintf("%02d-%s", number, bare);
+    char *own_title = title ? xstrdup(title) : title_from(bare);
     char *rel = xprintf("course/%s", dir);
     char *yaml_rel = xprintf("%s/chapter.yaml", rel), *lesson_rel = xprintf("%s/lesson.md", rel);
     int before = made->count, rc = 0;
-    const char *bare = numbered ? strchr(name, '-') + 1 : name; /* the name without its number */
     for (int k = 0; k < o.nchapters && rc == 0; k++) {
         const char *d = o.chapters[k].dir, *dash = strchr(d, '-');
         if (!strcmp(d, dir) || (dash && isdigit((unsigned char)d[0]) && !strcmp(dash + 1, bare)))
@@ -241,7 +253,7 @@ int scaffold_chapter(const char *root, const char *name, const char *title, StrL
         sb_free(&sb);
     }
     if (rc == 0) {
-        char *lesson = xprintf("# %s\n\nTODO: the lesson, in CommonMark (docs/authoring.md: every cuda block "
+        char *lesson = xprintf("# %s\n\n" SCAFFOLD_LESSON_TODO " (docs/authoring.md: every cuda block "
                                "compiles).\n",
                                own_title);
         rc = create_file(root, lesson_rel, lesson, made);
@@ -336,10 +348,10 @@ static char *stub_text(const char *id, const char *name, const char *title, cons
               "// %s %s: %s\n"
               "//\n"
               "// What this exercise teaches\n"
-              "//   TODO: the idea this exercise is about, in two or three lines.\n"
+              "//   " SCAFFOLD_STUB_IDEA_TODO ", in two or three lines.\n"
               "//\n"
               "// What to fill in (the TODOs below)\n"
-              "//   1. In the kernel: TODO.\n"
+              "//   1. " SCAFFOLD_STUB_FILL_TODO "\n"
               "//   2. In solve(): launch enough blocks to cover the whole problem.\n"
               "//\n"
               "// How it is graded\n"
@@ -371,7 +383,7 @@ static char *reference_text(const char *id, const char *name, const char *kind, 
     sb_printf(&sb,
               "// %s %s -- reference solution\n"
               "//\n"
-              "// TODO: what it computes, how, and why it is fast. The reference sets the\n"
+              "// " SCAFFOLD_REFERENCE_TODO ". The reference sets the\n"
               "// floors: measure it against the same-run ceilings (gpucourse bench) and\n"
               "// set the floors from gpucourse check-course --calibrate %s on the GPU.\n",
               id, name, id);
@@ -383,7 +395,7 @@ static char *reference_text(const char *id, const char *name, const char *kind, 
               "//   %s\n"
               "__global__ void %s_kernel()\n"
               "{\n"
-              "    // TODO: the reference kernel.\n"
+              "    // " SCAFFOLD_REFERENCE_KERNEL_TODO "\n"
               "}\n"
               "\n"
               "}  // namespace\n"

@@ -19,9 +19,13 @@ check() { # check "name" command...: passes when the command succeeds
 }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
-awk '/^```sh worked-example$/ { on = 1; next } /^```$/ { on = 0 } on' docs/authoring.md >"$T/example.sh"
-t_extracted() { grep -q "gpucourse new course" "$T/example.sh" && grep -q "gpucourse check-course" "$T/example.sh"; }
-check "the guide has a worked example to run" t_extracted
+# Both variants: a course of its own (every block), and this repository's
+# course (all but the new-course blocks).
+awk '/^```sh worked-example( new-course)?$/ { on = 1; next } /^```$/ { on = 0 } on' docs/authoring.md >"$T/example.sh"
+awk '/^```sh worked-example$/ { on = 1; next } /^```$/ { on = 0 } on' docs/authoring.md >"$T/example-repo.sh"
+t_extracted() { grep -q "gpucourse new course" "$T/example.sh" && grep -q "gpucourse check-course" "$T/example.sh" &&
+                ! grep -q "gpucourse new course" "$T/example-repo.sh" && grep -q "gpucourse check-course" "$T/example-repo.sh"; }
+check "the guide has a worked example to run, in both variants" t_extracted
 
 t_example() { mkdir "$T/scratch" && (cd "$T/scratch" && sh -ex "$T/example.sh") >"$T/run" 2>&1 ||
                   { cat "$T/run"; return 1; }
@@ -29,6 +33,29 @@ t_example() { mkdir "$T/scratch" && (cd "$T/scratch" && sh -ex "$T/example.sh") 
                   { cat "$T/run"; return 1; }; }
 if [ -n "$QUICK" ]; then skip "the guide's worked example runs and check-course passes" "QUICK: no nvcc"
 else check "the guide's worked example runs as written, and check-course passes on it (its own kind built too)" t_example; fi
+
+# "In this repository": the same blocks in a scratch copy of the repository's
+# course, cut to its first chapter (check-course compiles all it has; the
+# whole course is tests/cli.sh's), so the new chapter is 02-basics and its
+# exercises ex05 and ex06: paths the guide must not spell as 01 and ex01.
+# What the recipe made is exactly the chapter, its four files and the kind,
+# nothing stray beside them (no solutions/ex01_add.cu, no chapter.yaml.new).
+t_example_repo() {
+    R=$T/repo && mkdir "$R" && (cd "$ROOT" && git ls-files -z course exercises solutions harness | xargs -0 cp --parents -t "$R") &&
+    first=$(awk '/^  - / { print $2; exit }' "$R/course/course.yaml") &&
+    sed -i "/^  - /{/ $first\$/!d}" "$R/course/course.yaml" && [ "$first" = 01-threads ] &&
+    (cd "$R" && find . -type f | sort >"$T/before") &&
+    (cd "$R" && GPUCOURSE_WORKSPACE=$T/ws-repo sh -ex "$T/example-repo.sh") >"$T/run" 2>&1 || { cat "$T/run"; return 1; }
+    (cd "$R" && find . -type f | sort >"$T/after")
+    comm -13 "$T/before" "$T/after" >"$T/made"
+    printf '%s\n' ./course/02-basics/chapter.yaml ./course/02-basics/lesson.md ./exercises/ex05_add.cu \
+        ./exercises/ex06_scale_rows.cu ./harness/kinds/row_scale.cu ./solutions/ex05_add.cu ./solutions/ex06_scale_rows.cu |
+        sort >"$T/want"
+    cmp -s "$T/made" "$T/want" || { echo "made, against what the recipe makes:"; diff "$T/want" "$T/made"; return 1; }
+    grep -q "^check-course: ok" "$T/run" && grep -q "ex06 scale_rows .* harness kind row_scale compile" "$T/run" ||
+        { cat "$T/run"; return 1; }; }
+if [ -n "$QUICK" ]; then skip "the guide's worked example in this repository" "QUICK: no nvcc"
+else check "the guide's worked example \"in this repository\" (a scratch copy): its paths, nothing stray, check-course passes" t_example_repo; fi
 
 # The course it made: outside this repository, found with --course from anywhere.
 C=$T/scratch/my-course
