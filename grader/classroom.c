@@ -685,3 +685,54 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     if (tc) toolchain_free(&t);
     return rc;
 }
+
+/* ------------------------------------------------------------ the students' starter */
+
+int class_starter(const Course *c, const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) { /* never over anything: a starter is a new directory, or an empty one */
+        int entries = 0;
+        for (struct dirent *de; (de = readdir(d));) entries += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+        closedir(d);
+        if (entries) return error("'%s' is not empty: a starter repository is made in a new directory", dir);
+    }
+    char *exercises = path_join(dir, "exercises");
+    int rc = make_dirs(exercises);
+    for (int i = 0; rc == 0 && i < c->nexercises; i++) {
+        char *stub = course_stub_path(c, &c->exercises[i]), *mine = path_join(exercises, c->exercises[i].file);
+        rc = copy_file(stub, mine);
+        free(stub), free(mine);
+    }
+    free(exercises);
+    /* what gpucourse writes beside the student's files, and no one grades */
+    static const char gitignore[] = "# gpucourse's own files (docs/classroom.md): the build cache, reset's backups,\n"
+                                    "# a lock and the temp files of a write in progress\n"
+                                    ".build/\nbackups/\nprogress.yaml.lock\n*.tmp.*\n";
+    char *text = xprintf("%s\n", c->id);
+    const char *names[] = {".gitignore", ".course-id", "README.md"};
+    StrBuf readme = {0};
+    sb_printf(&readme,
+              "# %s: your exercises\n\n"
+              "Your work for the course: a file per exercise in `exercises/`, graded by\n"
+              "`gpucourse`. Work in this checkout, not in ~/gpucourse:\n\n"
+              "```sh\n"
+              "export GPUCOURSE_WORKSPACE=\"$PWD\"   # or: gpucourse --workspace DIR ...\n"
+              "gpucourse                          # where you are, and what to do next\n"
+              "gpucourse grade ex01               # compile, check, time: pass or why not\n"
+              "```\n\n"
+              "Commit and push `exercises/` and `progress.yaml` (your attempts, hints and\n"
+              "best results: the gradebook's attempts column is read from it, 0 without\n"
+              "it). `.gitignore` leaves out what gpucourse keeps for itself: the build\n"
+              "cache (`.build/`) and the backups `gpucourse reset` makes (`backups/`).\n"
+              "`.course-id` says which course this is: keep it.\n",
+              c->title);
+    const char *texts[] = {gitignore, text, readme.buf};
+    for (size_t k = 0; rc == 0 && k < ARRAY_SIZE(names); k++) {
+        char *path = path_join(dir, names[k]);
+        rc = write_file_atomic(path, texts[k], strlen(texts[k]));
+        free(path);
+    }
+    free(text);
+    sb_free(&readme);
+    return rc;
+}

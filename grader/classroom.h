@@ -97,4 +97,12 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
  * the same tokens in the same order). */
 double class_similarity(const char *a, const char *b);
 
+/* `gpucourse class starter DIR`: the starter repository a class's students
+ * clone, made in DIR (new, or empty): exercises/ with every stub, a
+ * .gitignore of what gpucourse keeps for itself (.build/, backups/, the
+ * lock and temp files), .course-id (the course's id: the checkout is a
+ * workspace of this course) and a README.md saying how to work in it and
+ * what to commit (exercises/ and progress.yaml). 0, or -1 with error set. */
+int class_starter(const Course *c, const char *dir);
+
 #endif

@@ -115,7 +115,7 @@ int workspace_open(const Course *c, const char *option, Workspace *w) {
     char *exercises = path_join(w->root, "exercises");
     int rc = make_dirs(exercises);
     if (rc == 0) rc = claim_workspace(c, w);
-    if (rc == 0 && is_new && strcmp(c->id, COURSE_BUNDLED_ID))
+    if (rc == 0 && is_new && !option && !(env && *env) && strcmp(c->id, COURSE_BUNDLED_ID))
         fprintf(stderr, "gpucourse: course '%s': a new workspace, %s\n", c->id, w->root);
     if (rc == 0) rc = make_dirs(w->build);
     for (int i = 0; rc == 0 && i < c->nexercises; i++) {

@@ -74,6 +74,22 @@ t_calibrate() { [ -d "$C" ] || return 1
 if [ -n "$QUICK" ]; then skip "check-course --calibrate without a GPU" "QUICK"
 else check "check-course --calibrate without a GPU: says so, exit 77" t_calibrate; fi
 
+# check-course's build errors, each once, at the file's path in the course:
+# a reference that does not compile (not again as "cannot build the
+# reference solution"), and a kind of the course's own (harness/kinds/, not
+# nvcc's kinds/).
+t_build_errors() { [ -d "$C" ] || return 1
+    cp -r "$C" "$T/broken" && cd "$T/broken" &&
+    sed -i 's/if (i < (size_t)n)/if (i < (size_t)n) zz/' solutions/ex01_add.cu &&
+    sed -i 's/return (size_t)d.d\[0\]; }/return (size_t)d.d[0] + nope; }/' harness/kinds/row_scale.cu &&
+    grep -q nope harness/kinds/row_scale.cu && { gpucourse check-course >"$T/out" 2>&1; rc=$?; cd "$ROOT"; } &&
+    [ $rc = 65 ] && [ "$(grep -c 'identifier "zz" is undefined' "$T/out")" = 1 ] &&
+    ! grep -q "cannot build the reference solution" "$T/out" &&
+    grep -q '^harness/kinds/row_scale.cu(6): error: identifier "nope" is undefined' "$T/out" &&
+    ! grep -q "^kinds/" "$T/out" || { echo "exit $rc"; cat "$T/out"; return 1; }; }
+if [ -n "$QUICK" ]; then skip "check-course's build errors" "QUICK: no nvcc"
+else check "check-course: a reference that does not compile said once; a course's kind at harness/kinds/KIND.cu(LINE)" t_build_errors; fi
+
 # One workspace per course: two courses whose exercise ex01 has the same file
 # name (ex01_add.cu), with no --workspace, never see each other's file or
 # progress; a workspace named for the wrong course is refused; and the

@@ -19,6 +19,26 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1], newline=""))}
 print(rows[sys.argv[2]][sys.argv[3]] if sys.argv[2] in rows else "NO ROW")' "$@"
 }
 
+# --- the students' side (docs/classroom.md): the recipe, as written ------
+# Its `sh students-side` blocks, in order, in an empty directory: the
+# starter made and committed, a student's clone worked in and committed with
+# nothing left over (.gitignore has what gpucourse keeps), the class graded
+# from a clone of theirs (77: no GPU here).
+awk '/^```sh students-side$/ { on = 1; next } /^```$/ { on = 0 } on' docs/classroom.md >"$T/students.sh"
+t_students_side() {
+    command -v git >/dev/null || { echo "no git"; return 1; }
+    grep -q "class starter" "$T/students.sh" && grep -q "class grade" "$T/students.sh" || return 1
+    mkdir "$T/side" && (cd "$T/side" && GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+        GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_GLOBAL=/dev/null PATH="$(dirname "$GC"):$PATH" sh -ex "$T/students.sh") \
+        >"$T/side.out" 2>&1 || { cat "$T/side.out"; return 1; }
+    git -C "$T/side/alice" ls-files | grep -qx "progress.yaml" && git -C "$T/side/alice" ls-files | grep -qx ".course-id" &&
+        [ -z "$(git -C "$T/side/alice" status --short --ignored | grep -v '^!! \(.build/\|progress.yaml.lock\)$')" ] &&
+        [ "$(ls "$T/side/cuda-class/exercises" | wc -l)" = "$(ls exercises | wc -l)" ] &&
+        [ "$(row "$T/side/grades/gradebook.csv" alice graded)" = skipped ] ||
+        { git -C "$T/side/alice" status --short --ignored; cat "$T/side.out"; return 1; }
+}
+check "docs/classroom.md's students' side runs as written: class starter, a student's clone committed clean, the class graded" t_students_side
+
 # --- item 8: a student named reference never writes the reference's library
 ws "$T/c8/reference" && ws "$T/c8/alice"
 echo 'const char *gpucourse_test_marker = "STUDENT-NAMED-REFERENCE";' >>"$(ex01 "$T/c8/reference")"
