@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +148,7 @@ static int load_file(const char *path, Roster *r) {
     bool frozen = !strncmp(text, frozen_magic, sizeof frozen_magic - 1) && text[sizeof frozen_magic - 1] == '\n';
     char *base = path_dirname(path);
     int line_no = 0, rc = 0;
+    StrBuf bad = {0}; /* every bad line of a roster a person wrote, said at once */
     for (char *line = text, *next; line && rc == 0; line = next) {
         line_no++;
         next = strchr(line, '\n');
@@ -192,11 +194,17 @@ static int load_file(const char *path, Roster *r) {
             free(file);
             free(shown);
         }
+        if (rc < 0) { /* said with the others, after the last line */
+            sb_printf(&bad, "%s%s", bad.len ? "\n" : "", last_error());
+            rc = 0;
+        }
         free(ex);
         free(dir);
     }
     free(base);
     free(text);
+    if (bad.len) rc = error("%s", bad.buf);
+    sb_free(&bad);
     if (rc == 0 && r->count == 0) rc = error("%s: no students listed", path);
     return rc;
 }
@@ -341,6 +349,7 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
     int rc = make_dirs(w.build);
     GradeResult *rs = xcalloc((size_t)o->nexercises, sizeof *rs);
     int *attempts = xcalloc((size_t)o->nexercises, sizeof *attempts);
+    bool *missing = xcalloc((size_t)o->nexercises, sizeof *missing);
     char *label = build_label(s);
     int graded = 0;
     Toolchain t;
@@ -350,6 +359,11 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         char *phase = xprintf("%s %s", s->name, e->id);
         if (o->on_phase) o->on_phase(phase, NULL);
         free(phase);
+        /* no file: not submitted (the gradebook's `missing`), not a setup error of the TA's */
+        char *mine = xprintf("%s/exercises/%s", s->path, e->file);
+        struct stat st;
+        missing[k] = lstat(mine, &st) < 0 && errno == ENOENT;
+        free(mine);
         GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .label = label};
         grade_exercise(c, &w, e, &go, &rs[k]); /* never recorded: the progress is the student's */
         graded++;
@@ -371,7 +385,8 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         StrBuf rows = {0};
         sb_printf(&rows, "# run %s\n", o->run ? o->run : "-");
         for (int k = 0; k < graded; k++)
-            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%s\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
+            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%s\n", o->exercises[k]->id,
+                      missing[k] ? "missing" : verdict_key(rs[k].verdict),
                       rs[k].timed ? rs[k].vs_reference : 0, rs[k].timed ? rs[k].vs_baseline : 0,
                       rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s,
                       rs[k].unlocked[0] ? "unlocked" : "-");
@@ -385,6 +400,7 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
     if (have_nvcc) toolchain_free(&t);
     free(rs);
     free(attempts);
+    free(missing);
     free(label);
     free(w.root);
     free(w.build);
@@ -545,6 +561,38 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* A graded student's lines of the summary, at 80 columns also with --all:
+ * how many passed and a count per verdict, then each verdict that is not a
+ * pass with its exercises ("  too_slow: ex07 ex09", wrapped). */
+static void summary_student(FILE *out, const ClassOptions *o, const Cell *cells, int passed) {
+    int ne = o->nexercises;
+    StrList verdicts = {0}; /* in order of first appearance */
+    for (int k = 0; k < ne; k++) {
+        const char *v = cells[k].graded ? cells[k].verdict : "-";
+        bool seen = false;
+        for (int j = 0; j < verdicts.count && !seen; j++) seen = !strcmp(verdicts.items[j], v);
+        if (!seen) strlist_add(&verdicts, v);
+    }
+    fprintf(out, "%d/%d passed", passed, ne);
+    for (int j = 0; j < verdicts.count; j++) {
+        int n = 0;
+        for (int k = 0; k < ne; k++) n += !strcmp(cells[k].graded ? cells[k].verdict : "-", verdicts.items[j]);
+        fprintf(out, "%s %d %s", j ? "," : ":", n, verdicts.items[j]);
+    }
+    fputc('\n', out);
+    for (int j = 0; j < verdicts.count; j++) {
+        if (!strcmp(verdicts.items[j], "pass")) continue;
+        int col = fprintf(out, "  %s:", verdicts.items[j]);
+        for (int k = 0; k < ne; k++) {
+            if (strcmp(cells[k].graded ? cells[k].verdict : "-", verdicts.items[j])) continue;
+            if (col + 1 + (int)strlen(o->exercises[k]->id) > 80) col = fprintf(out, "\n   ") - 1;
+            col += fprintf(out, " %s", o->exercises[k]->id);
+        }
+        fputc('\n', out);
+    }
+    strlist_free(&verdicts);
+}
+
 int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE *summary, ClassTotals *totals) {
     int ns = r->count, ne = o->nexercises;
     Cell *cells = xcalloc((size_t)(ns * ne), sizeof *cells);
@@ -638,7 +686,8 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             /* compiled but never run (no GPU): no grade of their code */
             skipped += x->graded && !strcmp(x->verdict, "skipped");
             /* graded as far as their code: neither our setup nor a compile stopped it */
-            reached += x->graded && strcmp(x->verdict, "setup_error") && strcmp(x->verdict, "compile_error");
+            reached += x->graded && strcmp(x->verdict, "setup_error") && strcmp(x->verdict, "compile_error") &&
+                       strcmp(x->verdict, "missing");
         }
         class_passed += passed;
         class_skipped += skipped;
@@ -653,7 +702,7 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             for (int k = 0; k < ne; k++) {
                 const Cell *x = &cells[i * ne + k];
                 if (!x->graded) fputs(",,,,", f);
-                else if (!strcmp(x->verdict, "skipped")) /* not run: no ratio, not a ratio of 0 */
+                else if (!strcmp(x->verdict, "skipped") || !strcmp(x->verdict, "missing")) /* not run: no ratio, not 0 */
                     fprintf(f, ",%s,,%d,%.1f", x->verdict, x->attempts, x->wall_s);
                 else fprintf(f, ",%s,%.3f,%d,%.1f", x->verdict, x->vs_reference, x->attempts, x->wall_s);
             }
@@ -662,14 +711,8 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             fputc('\n', f);
         }
         fprintf(summary, "%-16s %s", r->students[i].name, present[i] ? "" : "NOT GRADED (see the task's log)");
-        if (present[i]) {
-            fprintf(summary, "%d/%d passed ", passed, ne);
-            for (int k = 0; k < ne; k++) {
-                const Cell *x = &cells[i * ne + k];
-                fprintf(summary, " %s:%s", o->exercises[k]->id, x->graded ? x->verdict : "-");
-            }
-        }
-        fputc('\n', summary);
+        if (present[i]) summary_student(summary, o, cells + i * ne, passed);
+        else fputc('\n', summary);
         for (int k = 0; k < flags[i].count; k++) fprintf(summary, "  flag: %s\n", flags[i].items[k]);
         sb_free(&all);
         strlist_free(&flags[i]);

@@ -39,6 +39,31 @@ t_students_side() {
 }
 check "docs/classroom.md's students' side runs as written: class starter, a student's clone committed clean, the class graded" t_students_side
 
+# --- every bad line of a roster at once (not one per run), exit 65 --------
+t_bad_lines() {
+    mkdir -p "$T/cb/alice/exercises" &&
+    printf 'alice alice\nbob\ncarol nowhere\nalice alice\n' >"$T/cb/roster.txt" &&
+    code_is 65 "$GC" class grade "$T/cb/roster.txt" ex01 --out "$T/gb" &&
+    has_err "roster.txt:2: a line is NAME PATH" && has_err "roster.txt:3: .*nowhere has no exercises/ directory" &&
+    has_err "roster.txt:4: 'alice' is listed twice" && [ ! -e "$T/gb/gradebook.csv" ]
+}
+check "a roster with three bad lines: all three said at once (65), nothing graded" t_bad_lines
+
+# --- the summary at 80 columns, and a file not submitted -------------------
+# A count per verdict and only the non-passes listed (not one exNN:verdict
+# per exercise on one line); a deleted exercise file is `missing`, not a
+# setup error, in the summary and the gradebook.
+ws "$T/cm/alice" && ws "$T/cm/bob" && rm "$T"/cm/bob/exercises/ex02_*.cu && echo zz >>"$(ex01 "$T/cm/alice")"
+printf 'alice alice\nbob bob\n' >"$T/cm/roster.txt"
+t_summary_missing() {
+    code_is 77 "$GC" class grade "$T/cm/roster.txt" ex01 ex02 --out "$T/gm" &&
+    has "^alice  *0/2 passed: 1 compile_error, 1 skipped$" && has "^  compile_error: ex01$" &&
+    has "^bob  *0/2 passed: 1 skipped, 1 missing$" && has "^  missing: ex02$" && ! grep -q "setup_error" "$T/got" &&
+    [ "$(row "$T/gm/gradebook.csv" bob ex02)" = missing ] && [ "$(row "$T/gm/gradebook.csv" bob "ex02 vs_reference")" = "" ] &&
+    ! grep -v 'gradebook: /' "$T/got" | awk 'length > 80' | grep -q .
+}
+check "class grade's summary: a count per verdict, the non-passes listed, 80 columns; a deleted file is missing" t_summary_missing
+
 # --- item 8: a student named reference never writes the reference's library
 ws "$T/c8/reference" && ws "$T/c8/alice"
 echo 'const char *gpucourse_test_marker = "STUDENT-NAMED-REFERENCE";' >>"$(ex01 "$T/c8/reference")"
