@@ -1700,6 +1700,7 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
      * that cannot be removed are of another run: the collection skips them) */
     for (int i = 0; i < roster.count; i++)
         if (class_clear_outputs(&co, &roster.students[i]) < 0) fprintf_visible(stderr, "gpucourse: %s\n", last_error());
+    if (class_clear_others(&co, &roster) < 0) fprintf_visible(stderr, "gpucourse: %s\n", last_error());
     bool sbatch_failed = false;
     if (rc == 0 && o->slurm) {
         char *course = realpath(s.course->root, NULL);

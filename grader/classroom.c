@@ -319,6 +319,35 @@ int class_clear_outputs(const ClassOptions *o, const Student *s) {
     return rc;
 }
 
+int class_clear_others(const ClassOptions *o, const Roster *r) {
+    DIR *d = opendir(o->out);
+    if (!d) return 0;
+    StrList stems = {0};
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t len = strlen(de->d_name);
+        if (len > 4 && !strcmp(de->d_name + len - 4, ".tsv")) strlist_add(&stems, de->d_name);
+    }
+    closedir(d);
+    int rc = 0;
+    for (int i = 0; i < stems.count && rc == 0; i++) {
+        stems.items[i][strlen(stems.items[i]) - 4] = '\0';
+        bool listed = false;
+        for (int k = 0; k < r->count && !listed; k++) listed = !strcmp(r->students[k].file, stems.items[i]);
+        char *tsv = xprintf("%s/%s.tsv", o->out, stems.items[i]);
+        char *head = listed ? NULL : read_file_max(tsv, 1 << 20, NULL);
+        free(tsv);
+        if (!head || strncmp(head, "# run ", 6)) { /* a student of this roster, or no results of ours */
+            free(head);
+            continue;
+        }
+        free(head);
+        Student other = {.name = stems.items[i], .file = stems.items[i]};
+        rc = class_clear_outputs(o, &other);
+    }
+    strlist_free(&stems);
+    return rc;
+}
+
 /* The student's attempts, read from a copy of their progress file: a
  * damaged one is moved aside and rewritten by progress_load, which must
  * happen to the copy, never to the student's. */

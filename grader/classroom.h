@@ -78,6 +78,12 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
  * the gradebook says "not graded". Returns 0 or -1 with error set. */
 int class_clear_outputs(const ClassOptions *o, const Student *s);
 
+/* Removes from OUT the results of students who are not in r (FILE.tsv,
+ * .json, .xml, where FILE.tsv is one of class grade's: it starts "# run "),
+ * so that OUT holds this roster's results only and a CI's glob of *.xml
+ * finds no one else's. Other files are left alone. 0 or -1 with error set. */
+int class_clear_others(const ClassOptions *o, const Roster *r);
+
 typedef struct {
     int students;
     int not_graded; /* students without results (their task or worker failed) */

@@ -64,6 +64,17 @@ t_summary_missing() {
 }
 check "class grade's summary: a count per verdict, the non-passes listed, 80 columns; a deleted file is missing" t_summary_missing
 
+# --- OUT holds this roster's students only --------------------------------
+t_others_removed() {
+    code_is 77 "$GC" class grade "$T/cm/roster.txt" ex01 --out "$T/go" && [ -e "$T/go/alice.xml" ] &&
+    echo mine >"$T/go/notes.json" && printf 'bob bob\n' >"$T/cm/bob-only.txt" &&
+    code_is 77 "$GC" class grade "$T/cm/bob-only.txt" ex01 --out "$T/go" &&
+    [ ! -e "$T/go/alice.xml" ] && [ ! -e "$T/go/alice.json" ] && [ ! -e "$T/go/alice.tsv" ] &&
+    [ -e "$T/go/bob.xml" ] && [ "$(cat "$T/go/notes.json")" = mine ] &&
+    [ "$(row "$T/go/gradebook.csv" alice graded)" = "NO ROW" ]
+}
+check "class grade into an OUT of another roster: the others' results removed, files not its own kept" t_others_removed
+
 # --- item 8: a student named reference never writes the reference's library
 ws "$T/c8/reference" && ws "$T/c8/alice"
 echo 'const char *gpucourse_test_marker = "STUDENT-NAMED-REFERENCE";' >>"$(ex01 "$T/c8/reference")"
