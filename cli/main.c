@@ -63,6 +63,7 @@ static const char usage_text[] =
     "                       directory of workspaces) into DIR (default ./grades): JSON and JUnit per\n"
     "                       student, gradebook.csv, a summary with flags; --slurm: as a job array;\n"
     "                       --allow-partial-sandbox: also where the kernel cannot confine their code\n"
+    "  class starter DIR    the repository students start from (stubs, .gitignore)\n"
     "  help                 this help\n"
     "\n"
     "EX is an exercise id (ex07, also ex7 or EX07), its number (7) or its name (vector_add);\n"
@@ -632,19 +633,20 @@ static void check_builds(const Toolchain *t, const Course *c, const Workspace *w
     char *stub = course_stub_path(c, e), *sol = course_solution_path(c, e);
     const char *what[] = {"stub", "reference"};
     const char *src[] = {stub, sol};
+    bool failed[2] = {false, false};
     for (int k = 0; k < 2; k++) {
         const char *lib_src[] = {src[k], NULL};
         char *out = xprintf("%s/check-%s-%s.so", w->build, what[k], e->id);
         char *log = NULL;
-        if (toolchain_build_cached(t, BUILD_SHARED_LIB, lib_src, out, NULL, &log) < 0)
+        if ((failed[k] = toolchain_build_cached(t, BUILD_SHARED_LIB, lib_src, out, NULL, &log) < 0))
             sb_printf(&problem, "%s: the %s does not compile:\n%s\n", e->id, what[k], log ? log : last_error());
         free(log);
         free(out);
     }
     CourseParts parts;
     char *log = NULL;
-    if (grade_build_course_parts(t, c, w, e, &parts, &log) < 0)
-        sb_printf(&problem, "%s: %s\n%s\n", e->id, last_error(), log ? log : "");
+    if (grade_build_course_parts(t, c, w, e, &parts, &log) < 0 && !(parts.reference_failed && failed[1]))
+        sb_printf(&problem, "%s: %s\n%s\n", e->id, last_error(), log ? log : ""); /* a reference's: said once */
     course_parts_free(&parts);
     free(log);
     free(stub), free(sol);
@@ -1648,7 +1650,15 @@ static int class_sandbox_check(const Options *o) {
 static int cmd_class(const Options *o, const char *const *args, int nargs) {
     static const char usage[] =
         "usage: gpucourse class grade ROSTER [EX... | --chapter N | --all] [--out DIR] [--slurm] [--gpus N] "
-        "[--allow-partial-sandbox]";
+        "[--allow-partial-sandbox], or: gpucourse class starter DIR";
+    if (nargs == 2 && !strcmp(args[0], "starter")) { /* the students' starter repository (docs/classroom.md) */
+        Session s;
+        int rc = session_open(o, &s, false);
+        if (rc == 0 && class_starter(s.course, args[1]) < 0) rc = fail_setup();
+        if (rc == 0) printf("made %s: exercises/ (%d stubs), .gitignore, .course-id, README.md\n", args[1], s.course->nexercises);
+        session_close(&s);
+        return rc;
+    }
     if (nargs < 2 || strcmp(args[0], "grade")) return fail_usage("%s", usage);
     if ((nargs >= 3) == (o->all || o->chapter)) return fail_usage("%s", usage);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
@@ -1697,6 +1707,7 @@ static int cmd_class(const Options *o, const char *const *args, int nargs) {
      * that cannot be removed are of another run: the collection skips them) */
     for (int i = 0; i < roster.count; i++)
         if (class_clear_outputs(&co, &roster.students[i]) < 0) fprintf_visible(stderr, "gpucourse: %s\n", last_error());
+    if (class_clear_others(&co, &roster) < 0) fprintf_visible(stderr, "gpucourse: %s\n", last_error());
     bool sbatch_failed = false;
     if (rc == 0 && o->slurm) {
         char *course = realpath(s.course->root, NULL);

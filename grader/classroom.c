@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +148,7 @@ static int load_file(const char *path, Roster *r) {
     bool frozen = !strncmp(text, frozen_magic, sizeof frozen_magic - 1) && text[sizeof frozen_magic - 1] == '\n';
     char *base = path_dirname(path);
     int line_no = 0, rc = 0;
+    StrBuf bad = {0}; /* every bad line of a roster a person wrote, said at once */
     for (char *line = text, *next; line && rc == 0; line = next) {
         line_no++;
         next = strchr(line, '\n');
@@ -192,11 +194,17 @@ static int load_file(const char *path, Roster *r) {
             free(file);
             free(shown);
         }
+        if (rc < 0) { /* said with the others, after the last line */
+            sb_printf(&bad, "%s%s", bad.len ? "\n" : "", last_error());
+            rc = 0;
+        }
         free(ex);
         free(dir);
     }
     free(base);
     free(text);
+    if (bad.len) rc = error("%s", bad.buf);
+    sb_free(&bad);
     if (rc == 0 && r->count == 0) rc = error("%s: no students listed", path);
     return rc;
 }
@@ -311,6 +319,35 @@ int class_clear_outputs(const ClassOptions *o, const Student *s) {
     return rc;
 }
 
+int class_clear_others(const ClassOptions *o, const Roster *r) {
+    DIR *d = opendir(o->out);
+    if (!d) return 0;
+    StrList stems = {0};
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t len = strlen(de->d_name);
+        if (len > 4 && !strcmp(de->d_name + len - 4, ".tsv")) strlist_add(&stems, de->d_name);
+    }
+    closedir(d);
+    int rc = 0;
+    for (int i = 0; i < stems.count && rc == 0; i++) {
+        stems.items[i][strlen(stems.items[i]) - 4] = '\0';
+        bool listed = false;
+        for (int k = 0; k < r->count && !listed; k++) listed = !strcmp(r->students[k].file, stems.items[i]);
+        char *tsv = xprintf("%s/%s.tsv", o->out, stems.items[i]);
+        char *head = listed ? NULL : read_file_max(tsv, 1 << 20, NULL);
+        free(tsv);
+        if (!head || strncmp(head, "# run ", 6)) { /* a student of this roster, or no results of ours */
+            free(head);
+            continue;
+        }
+        free(head);
+        Student other = {.name = stems.items[i], .file = stems.items[i]};
+        rc = class_clear_outputs(o, &other);
+    }
+    strlist_free(&stems);
+    return rc;
+}
+
 /* The student's attempts, read from a copy of their progress file: a
  * damaged one is moved aside and rewritten by progress_load, which must
  * happen to the copy, never to the student's. */
@@ -341,6 +378,7 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
     int rc = make_dirs(w.build);
     GradeResult *rs = xcalloc((size_t)o->nexercises, sizeof *rs);
     int *attempts = xcalloc((size_t)o->nexercises, sizeof *attempts);
+    bool *missing = xcalloc((size_t)o->nexercises, sizeof *missing);
     char *label = build_label(s);
     int graded = 0;
     Toolchain t;
@@ -350,6 +388,11 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         char *phase = xprintf("%s %s", s->name, e->id);
         if (o->on_phase) o->on_phase(phase, NULL);
         free(phase);
+        /* no file: not submitted (the gradebook's `missing`), not a setup error of the TA's */
+        char *mine = xprintf("%s/exercises/%s", s->path, e->file);
+        struct stat st;
+        missing[k] = lstat(mine, &st) < 0 && errno == ENOENT;
+        free(mine);
         GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .label = label};
         grade_exercise(c, &w, e, &go, &rs[k]); /* never recorded: the progress is the student's */
         graded++;
@@ -371,7 +414,8 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         StrBuf rows = {0};
         sb_printf(&rows, "# run %s\n", o->run ? o->run : "-");
         for (int k = 0; k < graded; k++)
-            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%s\n", o->exercises[k]->id, verdict_key(rs[k].verdict),
+            sb_printf(&rows, "%s\t%s\t%.4f\t%.4f\t%.4f\t%d\t%.1f\t%s\n", o->exercises[k]->id,
+                      missing[k] ? "missing" : verdict_key(rs[k].verdict),
                       rs[k].timed ? rs[k].vs_reference : 0, rs[k].timed ? rs[k].vs_baseline : 0,
                       rs[k].timed ? rs[k].vs_library : 0, attempts[k], rs[k].wall_s,
                       rs[k].unlocked[0] ? "unlocked" : "-");
@@ -385,6 +429,7 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
     if (have_nvcc) toolchain_free(&t);
     free(rs);
     free(attempts);
+    free(missing);
     free(label);
     free(w.root);
     free(w.build);
@@ -545,6 +590,38 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* A graded student's lines of the summary, at 80 columns also with --all:
+ * how many passed and a count per verdict, then each verdict that is not a
+ * pass with its exercises ("  too_slow: ex07 ex09", wrapped). */
+static void summary_student(FILE *out, const ClassOptions *o, const Cell *cells, int passed) {
+    int ne = o->nexercises;
+    StrList verdicts = {0}; /* in order of first appearance */
+    for (int k = 0; k < ne; k++) {
+        const char *v = cells[k].graded ? cells[k].verdict : "-";
+        bool seen = false;
+        for (int j = 0; j < verdicts.count && !seen; j++) seen = !strcmp(verdicts.items[j], v);
+        if (!seen) strlist_add(&verdicts, v);
+    }
+    fprintf(out, "%d/%d passed", passed, ne);
+    for (int j = 0; j < verdicts.count; j++) {
+        int n = 0;
+        for (int k = 0; k < ne; k++) n += !strcmp(cells[k].graded ? cells[k].verdict : "-", verdicts.items[j]);
+        fprintf(out, "%s %d %s", j ? "," : ":", n, verdicts.items[j]);
+    }
+    fputc('\n', out);
+    for (int j = 0; j < verdicts.count; j++) {
+        if (!strcmp(verdicts.items[j], "pass")) continue;
+        int col = fprintf(out, "  %s:", verdicts.items[j]);
+        for (int k = 0; k < ne; k++) {
+            if (strcmp(cells[k].graded ? cells[k].verdict : "-", verdicts.items[j])) continue;
+            if (col + 1 + (int)strlen(o->exercises[k]->id) > 80) col = fprintf(out, "\n   ") - 1;
+            col += fprintf(out, " %s", o->exercises[k]->id);
+        }
+        fputc('\n', out);
+    }
+    strlist_free(&verdicts);
+}
+
 int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE *summary, ClassTotals *totals) {
     int ns = r->count, ne = o->nexercises;
     Cell *cells = xcalloc((size_t)(ns * ne), sizeof *cells);
@@ -638,7 +715,8 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             /* compiled but never run (no GPU): no grade of their code */
             skipped += x->graded && !strcmp(x->verdict, "skipped");
             /* graded as far as their code: neither our setup nor a compile stopped it */
-            reached += x->graded && strcmp(x->verdict, "setup_error") && strcmp(x->verdict, "compile_error");
+            reached += x->graded && strcmp(x->verdict, "setup_error") && strcmp(x->verdict, "compile_error") &&
+                       strcmp(x->verdict, "missing");
         }
         class_passed += passed;
         class_skipped += skipped;
@@ -653,7 +731,7 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             for (int k = 0; k < ne; k++) {
                 const Cell *x = &cells[i * ne + k];
                 if (!x->graded) fputs(",,,,", f);
-                else if (!strcmp(x->verdict, "skipped")) /* not run: no ratio, not a ratio of 0 */
+                else if (!strcmp(x->verdict, "skipped") || !strcmp(x->verdict, "missing")) /* not run: no ratio, not 0 */
                     fprintf(f, ",%s,,%d,%.1f", x->verdict, x->attempts, x->wall_s);
                 else fprintf(f, ",%s,%.3f,%d,%.1f", x->verdict, x->vs_reference, x->attempts, x->wall_s);
             }
@@ -662,14 +740,8 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
             fputc('\n', f);
         }
         fprintf(summary, "%-16s %s", r->students[i].name, present[i] ? "" : "NOT GRADED (see the task's log)");
-        if (present[i]) {
-            fprintf(summary, "%d/%d passed ", passed, ne);
-            for (int k = 0; k < ne; k++) {
-                const Cell *x = &cells[i * ne + k];
-                fprintf(summary, " %s:%s", o->exercises[k]->id, x->graded ? x->verdict : "-");
-            }
-        }
-        fputc('\n', summary);
+        if (present[i]) summary_student(summary, o, cells + i * ne, passed);
+        else fputc('\n', summary);
         for (int k = 0; k < flags[i].count; k++) fprintf(summary, "  flag: %s\n", flags[i].items[k]);
         sb_free(&all);
         strlist_free(&flags[i]);
@@ -683,5 +755,56 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     free(csv_path), free(tmp);
     free(cells), free(present), free(flags);
     if (tc) toolchain_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the students' starter */
+
+int class_starter(const Course *c, const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) { /* never over anything: a starter is a new directory, or an empty one */
+        int entries = 0;
+        for (struct dirent *de; (de = readdir(d));) entries += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+        closedir(d);
+        if (entries) return error("'%s' is not empty: a starter repository is made in a new directory", dir);
+    }
+    char *exercises = path_join(dir, "exercises");
+    int rc = make_dirs(exercises);
+    for (int i = 0; rc == 0 && i < c->nexercises; i++) {
+        char *stub = course_stub_path(c, &c->exercises[i]), *mine = path_join(exercises, c->exercises[i].file);
+        rc = copy_file(stub, mine);
+        free(stub), free(mine);
+    }
+    free(exercises);
+    /* what gpucourse writes beside the student's files, and no one grades */
+    static const char gitignore[] = "# gpucourse's own files (docs/classroom.md): the build cache, reset's backups,\n"
+                                    "# a lock and the temp files of a write in progress\n"
+                                    ".build/\nbackups/\nprogress.yaml.lock\n*.tmp.*\n";
+    char *text = xprintf("%s\n", c->id);
+    const char *names[] = {".gitignore", ".course-id", "README.md"};
+    StrBuf readme = {0};
+    sb_printf(&readme,
+              "# %s: your exercises\n\n"
+              "Your work for the course: a file per exercise in `exercises/`, graded by\n"
+              "`gpucourse`. Work in this checkout, not in ~/gpucourse:\n\n"
+              "```sh\n"
+              "export GPUCOURSE_WORKSPACE=\"$PWD\"   # or: gpucourse --workspace DIR ...\n"
+              "gpucourse                          # where you are, and what to do next\n"
+              "gpucourse grade ex01               # compile, check, time: pass or why not\n"
+              "```\n\n"
+              "Commit and push `exercises/` and `progress.yaml` (your attempts, hints and\n"
+              "best results: the gradebook's attempts column is read from it, 0 without\n"
+              "it). `.gitignore` leaves out what gpucourse keeps for itself: the build\n"
+              "cache (`.build/`) and the backups `gpucourse reset` makes (`backups/`).\n"
+              "`.course-id` says which course this is: keep it.\n",
+              c->title);
+    const char *texts[] = {gitignore, text, readme.buf};
+    for (size_t k = 0; rc == 0 && k < ARRAY_SIZE(names); k++) {
+        char *path = path_join(dir, names[k]);
+        rc = write_file_atomic(path, texts[k], strlen(texts[k]));
+        free(path);
+    }
+    free(text);
+    sb_free(&readme);
     return rc;
 }

@@ -78,6 +78,12 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
  * the gradebook says "not graded". Returns 0 or -1 with error set. */
 int class_clear_outputs(const ClassOptions *o, const Student *s);
 
+/* Removes from OUT the results of students who are not in r (FILE.tsv,
+ * .json, .xml, where FILE.tsv is one of class grade's: it starts "# run "),
+ * so that OUT holds this roster's results only and a CI's glob of *.xml
+ * finds no one else's. Other files are left alone. 0 or -1 with error set. */
+int class_clear_others(const ClassOptions *o, const Roster *r);
+
 typedef struct {
     int students;
     int not_graded; /* students without results (their task or worker failed) */
@@ -96,5 +102,13 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
  * spacing ignored): the share of token 4-grams they have in common (1.0:
  * the same tokens in the same order). */
 double class_similarity(const char *a, const char *b);
+
+/* `gpucourse class starter DIR`: the starter repository a class's students
+ * clone, made in DIR (new, or empty): exercises/ with every stub, a
+ * .gitignore of what gpucourse keeps for itself (.build/, backups/, the
+ * lock and temp files), .course-id (the course's id: the checkout is a
+ * workspace of this course) and a README.md saying how to work in it and
+ * what to commit (exercises/ and progress.yaml). 0, or -1 with error set. */
+int class_starter(const Course *c, const char *dir);
 
 #endif

@@ -1160,6 +1160,7 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     if (rc == 0) {
         rc = toolchain_build_cached(t, BUILD_SHARED_LIB, lsrc, parts->reference, NULL, log);
         what = "the reference solution of", name = e->id;
+        parts->reference_failed = rc < 0;
     }
     if (rc < 0) {
         char *why = xstrdup(last_error());

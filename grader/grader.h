@@ -206,6 +206,7 @@ typedef struct {
  * and the reference library. */
 typedef struct {
     char *harness, *runner, *reference;
+    bool reference_failed; /* what did not build was the reference (check-course said so already) */
 } CourseParts;
 
 /* A passing (or slow) result becomes "requirement not met" when the GPU's

@@ -699,9 +699,55 @@ static void find_placeholders(Yaml *y, yaml_node_t *n, Exercise *e) {
     strlist_free(&what);
 }
 
+/* The first line of the file at path that holds one of markers (NULL
+ * ended), as "REL:LINE:COL: WHAT" appended to problems. A file that cannot
+ * be read was said by loading. */
+static void find_scaffold_lines(const char *path, const char *rel, const char *const *markers, const char *what,
+                                StrList *problems) {
+    char *text = read_file_max(path, 4 << 20, NULL);
+    int line = 1;
+    for (const char *p = text; p && *p; line++) {
+        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p), *at = NULL;
+        for (const char *const *m = markers; *m && !at; m++) {
+            const char *hit = memmem(p, (size_t)(end - p), *m, strlen(*m));
+            if (hit) at = hit;
+        }
+        if (at) {
+            const char *todo = memmem(p, (size_t)(end - p), "TODO", 4);
+            strlist_add(problems, xprintf("%s:%d:%d: %s", rel, line, (int)((todo ? todo : at) - p) + 1, what));
+            break;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    free(text);
+}
+
 void course_check_content(const Course *c, StrList *problems) {
-    for (int i = 0; i < c->nexercises; i++)
-        if (c->exercises[i].placeholders) strlist_add(problems, c->exercises[i].placeholders);
+    static const char *const lesson[] = {SCAFFOLD_LESSON_TODO, NULL};
+    static const char *const stub[] = {SCAFFOLD_STUB_IDEA_TODO, SCAFFOLD_STUB_FILL_TODO, NULL};
+    static const char *const reference[] = {SCAFFOLD_REFERENCE_TODO, SCAFFOLD_REFERENCE_KERNEL_TODO, NULL};
+    size_t skip = strlen(c->root) + 1; /* paths said relative to the course, as the YAML's are */
+    for (int k = 0; k < c->nchapters; k++) {
+        const char *path = c->chapters[k].lesson_path;
+        find_scaffold_lines(path, strlen(path) > skip ? path + skip : path, lesson,
+                            "the lesson is still gpucourse new's placeholder: write it (students read it in the app)",
+                            problems);
+    }
+    for (int i = 0; i < c->nexercises; i++) {
+        const Exercise *e = &c->exercises[i];
+        if (e->placeholders) strlist_add(problems, e->placeholders);
+        char *path = course_stub_path(c, e), *rel = xprintf("exercises/%s", e->file);
+        find_scaffold_lines(path, rel, stub,
+                            "the stub's header is still gpucourse new's placeholder: say what the exercise teaches and "
+                            "what to fill in (the TODOs in the kernel are the student's)",
+                            problems);
+        free(path), free(rel);
+        path = course_solution_path(c, e), rel = xprintf("solutions/%s", e->file);
+        find_scaffold_lines(path, rel, reference,
+                            "the reference still has gpucourse new's placeholder: write the reference and what it does",
+                            problems);
+        free(path), free(rel);
+    }
 }
 
 /* check_order: false when an earlier chapter could not be read, so that this
@@ -931,7 +977,7 @@ static void check_unique(Course *c, StrList *problems) {
 }
 
 Course *course_load(const char *root, StrList *problems) {
-    static const char *const keys[] = {"title", "chapters", NULL};
+    static const char *const keys[] = {"title", "id", "chapters", NULL};
     int before = problems->count;
     Course *c = xcalloc(1, sizeof *c);
     c->root = xstrdup(root);
@@ -943,6 +989,16 @@ Course *course_load(const char *root, StrList *problems) {
         yaml_node_t *top = yaml_document_get_root_node(&y.doc);
         if (check_keys(&y, top, keys, "the course") || top->type == YAML_MAPPING_NODE) {
             c->title = get_string(&y, top, "title", true);
+            c->id = get_string(&y, top, "id", false);
+            if (c->id && (!course_plain_name(c->id, "-_") || strlen(c->id) > MAX_COURSE_ID)) {
+                problem_at(&y, map_get(&y, top, "id"), "'id' is a-z, 0-9, - and _, 1 to %d characters, not '%s'",
+                           MAX_COURSE_ID, c->id);
+                free(c->id);
+                c->id = NULL;
+            } else if (!c->id) { /* a course from before ids: its directory's name */
+                const char *dir = c->real_root ? c->real_root : root, *slash = strrchr(dir, '/');
+                c->id = course_id_from(slash && slash[1] ? slash + 1 : dir);
+            }
             yaml_node_t *list = map_get(&y, top, "chapters");
             if (!list || list->type != YAML_SEQUENCE_NODE ||
                 list->data.sequence.items.top == list->data.sequence.items.start) {
@@ -1065,8 +1121,22 @@ static void exercise_free(Exercise *e) {
     for (int i = 0; i < e->ndiagnose; i++) free(e->diagnose[i].message), free(e->diagnose[i].section);
 }
 
+char *course_id_from(const char *text) {
+    char *id = xstrndup(text, MAX_COURSE_ID);
+    for (char *p = id; *p; p++) {
+        *p = (char)tolower((unsigned char)*p);
+        if (!course_plain_name((char[]){*p, 0}, "-_")) *p = '-';
+    }
+    if (!*id) {
+        free(id);
+        id = xstrdup("course");
+    }
+    return id;
+}
+
 void course_free(Course *c) {
     if (!c) return;
+    free(c->id);
     for (int i = 0; i < c->nexercises; i++) exercise_free(&c->exercises[i]);
     for (int i = 0; i < c->nchapters; i++) {
         free(c->chapters[i].dir);

@@ -119,11 +119,22 @@ typedef struct {
     char *real_root;           /* root with links resolved: every file the course names is inside it */
     char *harness_dir;         /* the shared harness (main.cu, harness.h): see course_harness_dir */
     char *title;
+    char *id;                  /* course.yaml's id, else its directory's name made one: whose workspace it is */
     Chapter *chapters;
     int nchapters;
     Exercise *exercises;
     int nexercises;
 } Course;
+
+/* The course that comes with gpucourse: its workspace is ~/gpucourse, any
+ * other course's ~/gpucourse/courses/ID (src/workspace.c). */
+#define COURSE_BUNDLED_ID "gpucourse"
+enum { MAX_COURSE_ID = 40 };
+
+/* A course id from any text (a directory's name): lower case, a-z, 0-9, -
+ * and _ kept, anything else made '-', at most MAX_COURSE_ID characters;
+ * "course" when nothing is left. malloc'd. */
+char *course_id_from(const char *text);
 
 /* The libraries an exercise can forbid (forbidden_libraries), NULL-terminated:
  * cublas, cudnn, cub, thrust, cutlass. grader/libscan.c has a rule for each. */
@@ -139,9 +150,21 @@ enum { MAX_FILE_PROBLEMS = 100 };
  * also once links are followed. */
 Course *course_load(const char *root, StrList *problems);
 
+/* The lines gpucourse new writes for the instructor to replace (src/
+ * scaffold.c writes them; check-course finds them): the lesson's, the
+ * stub's header (the TODOs in its kernel are the student's, and stay), the
+ * reference's. */
+#define SCAFFOLD_LESSON_TODO "TODO: the lesson, in CommonMark"
+#define SCAFFOLD_STUB_IDEA_TODO "TODO: the idea this exercise is about"
+#define SCAFFOLD_STUB_FILL_TODO "In the kernel: TODO."
+#define SCAFFOLD_REFERENCE_TODO "TODO: what it computes, how, and why it is fast"
+#define SCAFFOLD_REFERENCE_KERNEL_TODO "TODO: the reference kernel."
+
 /* check-course's look at what a loaded course says, beyond what loading
  * needs: each exercise whose summary, task or hints are still gpucourse
- * new's TODO: placeholders appends its problem (Exercise.placeholders). */
+ * new's TODO: placeholders appends its problem (Exercise.placeholders);
+ * each lesson, stub and reference that still holds one of the SCAFFOLD_
+ * lines above appends "FILE:LINE:COL: ..." at the first. */
 void course_check_content(const Course *c, StrList *problems);
 void course_free(Course *c);
 

@@ -134,25 +134,32 @@ int scaffold_course(const char *dir, const char *title, StrList *made) {
     if (!*dir) return error("new course needs a directory's name (an empty one would be the current directory: give '.')");
     if (title && check_title(title) < 0) return -1;
     if (refuse_existing(dir, "course/course.yaml") < 0) return -1;
-    char *base = NULL;
+    char *base = NULL, *trimmed = xstrdup(dir);
+    for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--) trimmed[n - 1] = '\0';
+    const char *slash = strrchr(trimmed, '/');
+    char *real = realpath(dir, NULL); /* "." names a directory too */
+    const char *rslash = real ? strrchr(real, '/') : NULL;
+    char *id = course_id_from(rslash && rslash[1] ? rslash + 1 : slash ? slash + 1 : trimmed);
+    free(real);
     if (!title) { /* from the directory's name */
-        char *trimmed = xstrdup(dir);
-        for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--) trimmed[n - 1] = '\0';
-        const char *slash = strrchr(trimmed, '/');
         base = title_from(slash ? slash + 1 : trimmed);
-        free(trimmed);
         if (check_title(base) < 0) {
             char *why = xstrdup(last_error());
             error("%s (made from the directory's name): give one with --title", why);
             free(why);
-            free(base);
+            free(base), free(trimmed), free(id);
             return -1;
         }
     }
+    free(trimmed);
     StrBuf sb = {0};
-    sb_puts(&sb, "# The course: chapters in order, each a directory under course/ with a\n"
-                 "# chapter.yaml (docs/authoring.md). Add one: gpucourse new chapter NAME\n"
-                 "title: ");
+    sb_printf(&sb, "# The course: chapters in order, each a directory under course/ with a\n"
+                   "# chapter.yaml (docs/authoring.md). Add one: gpucourse new chapter NAME\n"
+                   "# The id names its workspace, ~/gpucourse/courses/%s: keep it.\n"
+                   "id: %s\n"
+                   "title: ",
+              id, id);
+    free(id);
     yaml_quoted(&sb, title ? title : base);
     sb_puts(&sb, "\nchapters:\n");
     free(base);
@@ -206,14 +213,26 @@ int scaffold_chapter(const char *root, const char *name, const char *title, StrL
     CourseOutline o;
     if (read_outline(root, &o) < 0) return SCAFFOLD_FILES;
     int number = o.nchapters + 1;
-    /* NN-NAME, numbered in course order, unless NAME comes with its number */
+    /* NN-NAME, numbered in course order; a NAME that comes with its number
+     * (2-fancy) must say its place, and is written NN- as the others are */
     bool numbered = isdigit((unsigned char)name[0]) && strchr(name, '-');
-    char *dir = numbered ? xstrdup(name) : xprintf("%02d-%s", number, name);
-    char *own_title = title ? xstrdup(title) : title_from(numbered ? strchr(name, '-') + 1 : name);
+    if (numbered) {
+        const char *dash = strchr(name, '-');
+        char *end;
+        long given = strtol(name, &end, 10);
+        if (end != dash || given != number || !dash[1]) {
+            course_outline_free(&o);
+            return error("a new chapter is chapter %d of the course: name it %s%02d-%s (the number is its place in "
+                         "course.yaml)",
+                         number, end == dash && dash[1] ? "" : "NAME or ", number, end == dash && dash[1] ? dash + 1 : "NAME");
+        }
+    }
+    const char *bare = numbered ? strchr(name, '-') + 1 : name; /* the name without its number */
+    char *dir = xprintf("%02d-%s", number, bare);
+    char *own_title = title ? xstrdup(title) : title_from(bare);
     char *rel = xprintf("course/%s", dir);
     char *yaml_rel = xprintf("%s/chapter.yaml", rel), *lesson_rel = xprintf("%s/lesson.md", rel);
     int before = made->count, rc = 0;
-    const char *bare = numbered ? strchr(name, '-') + 1 : name; /* the name without its number */
     for (int k = 0; k < o.nchapters && rc == 0; k++) {
         const char *d = o.chapters[k].dir, *dash = strchr(d, '-');
         if (!strcmp(d, dir) || (dash && isdigit((unsigned char)d[0]) && !strcmp(dash + 1, bare)))
@@ -234,7 +253,7 @@ int scaffold_chapter(const char *root, const char *name, const char *title, StrL
         sb_free(&sb);
     }
     if (rc == 0) {
-        char *lesson = xprintf("# %s\n\nTODO: the lesson, in CommonMark (docs/authoring.md: every cuda block "
+        char *lesson = xprintf("# %s\n\n" SCAFFOLD_LESSON_TODO " (docs/authoring.md: every cuda block "
                                "compiles).\n",
                                own_title);
         rc = create_file(root, lesson_rel, lesson, made);
@@ -329,10 +348,10 @@ static char *stub_text(const char *id, const char *name, const char *title, cons
               "// %s %s: %s\n"
               "//\n"
               "// What this exercise teaches\n"
-              "//   TODO: the idea this exercise is about, in two or three lines.\n"
+              "//   " SCAFFOLD_STUB_IDEA_TODO ", in two or three lines.\n"
               "//\n"
               "// What to fill in (the TODOs below)\n"
-              "//   1. In the kernel: TODO.\n"
+              "//   1. " SCAFFOLD_STUB_FILL_TODO "\n"
               "//   2. In solve(): launch enough blocks to cover the whole problem.\n"
               "//\n"
               "// How it is graded\n"
@@ -364,7 +383,7 @@ static char *reference_text(const char *id, const char *name, const char *kind, 
     sb_printf(&sb,
               "// %s %s -- reference solution\n"
               "//\n"
-              "// TODO: what it computes, how, and why it is fast. The reference sets the\n"
+              "// " SCAFFOLD_REFERENCE_TODO ". The reference sets the\n"
               "// floors: measure it against the same-run ceilings (gpucourse bench) and\n"
               "// set the floors from gpucourse check-course --calibrate %s on the GPU.\n",
               id, name, id);
@@ -376,7 +395,7 @@ static char *reference_text(const char *id, const char *name, const char *kind, 
               "//   %s\n"
               "__global__ void %s_kernel()\n"
               "{\n"
-              "    // TODO: the reference kernel.\n"
+              "    // " SCAFFOLD_REFERENCE_KERNEL_TODO "\n"
               "}\n"
               "\n"
               "}  // namespace\n"

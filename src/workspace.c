@@ -66,6 +66,36 @@ static void remove_stale_temps(const char *dir, const char *only) {
     closedir(d);
 }
 
+/* Which course a workspace holds: the course's id in ROOT/.course-id. A
+ * workspace is one course's, as its files are named by the course's
+ * exercises and its progress by their ids: opened by another course it would
+ * show that course's progress and files as this one's. A workspace from
+ * before the file (or a new one) takes the course that opens it. */
+static int claim_workspace(const Course *c, const Workspace *w) {
+    char *path = path_join(w->root, ".course-id");
+    size_t len = 0;
+    bool there = access(path, F_OK) == 0;
+    char *held = there ? read_file_max(path, 4096, &len) : NULL;
+    int rc = 0;
+    if (held) {
+        held[strcspn(held, "\n")] = '\0';
+        if (strcmp(held, c->id))
+            rc = error("the workspace '%s' holds course '%s' (its .course-id), not '%s': give course '%s' a "
+                       "workspace of its own (--workspace DIR; without it and GPUCOURSE_WORKSPACE: %s)",
+                       w->root, held, c->id, c->id,
+                       strcmp(c->id, COURSE_BUNDLED_ID) ? "~/gpucourse/courses/ID" : "~/gpucourse");
+    } else if (there) {
+        rc = -1; /* said by read_file_max */
+    } else {
+        char *text = xprintf("%s\n", c->id);
+        rc = write_file_atomic(path, text, strlen(text));
+        free(text);
+    }
+    free(held);
+    free(path);
+    return rc;
+}
+
 int workspace_open(const Course *c, const char *option, Workspace *w) {
     memset(w, 0, sizeof *w);
     const char *env = getenv("GPUCOURSE_WORKSPACE");
@@ -74,13 +104,19 @@ int workspace_open(const Course *c, const char *option, Workspace *w) {
     else {
         const char *home = getenv("HOME");
         if (!home || !*home) return error("no workspace: HOME is not set; give --workspace DIR");
-        w->root = xprintf("%s/gpucourse", home);
+        /* one per course: the course that comes with gpucourse where it always was */
+        if (!strcmp(c->id, COURSE_BUNDLED_ID)) w->root = xprintf("%s/gpucourse", home);
+        else w->root = xprintf("%s/gpucourse/courses/%s", home, c->id);
     }
+    bool is_new = !dir_exists(w->root);
     w->progress = path_join(w->root, "progress.yaml");
     w->build = path_join(w->root, ".build");
     w->backups = path_join(w->root, "backups");
     char *exercises = path_join(w->root, "exercises");
     int rc = make_dirs(exercises);
+    if (rc == 0) rc = claim_workspace(c, w);
+    if (rc == 0 && is_new && !option && !(env && *env) && strcmp(c->id, COURSE_BUNDLED_ID))
+        fprintf(stderr, "gpucourse: course '%s': a new workspace, %s\n", c->id, w->root);
     if (rc == 0) rc = make_dirs(w->build);
     for (int i = 0; rc == 0 && i < c->nexercises; i++) {
         char *mine = workspace_exercise_path(w, &c->exercises[i]);

@@ -7,14 +7,18 @@
 #include "course.h"
 
 typedef struct {
-    char *root;      /* --workspace, GPUCOURSE_WORKSPACE or ~/gpucourse */
+    char *root;      /* --workspace, GPUCOURSE_WORKSPACE, or ~/gpucourse for the course that comes
+                      * with gpucourse (id gpucourse), ~/gpucourse/courses/ID for any other */
     char *progress;  /* root/progress.yaml */
     char *build;     /* root/.build: harness programs, libraries */
     char *backups;   /* root/backups: what reset replaced */
 } Workspace;
 
 /* Opens (creating it if needed) the workspace and copies in the stub of
- * every exercise the student does not have yet; never overwrites. Removes
+ * every exercise the student does not have yet; never overwrites. A
+ * workspace is one course's: root/.course-id holds its id, written by the
+ * first course that opens it; another course is refused (its progress and
+ * files are named by exercise ids and file names that two courses share). Removes
  * the temp files that processes killed before their rename left
  * (progress.yaml.tmp.PID; in .build, NAME.tmp.PID and NAME.PID.tmp): only a
  * dead pid's, and only minutes after their last write. */

@@ -19,6 +19,62 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1], newline=""))}
 print(rows[sys.argv[2]][sys.argv[3]] if sys.argv[2] in rows else "NO ROW")' "$@"
 }
 
+# --- the students' side (docs/classroom.md): the recipe, as written ------
+# Its `sh students-side` blocks, in order, in an empty directory: the
+# starter made and committed, a student's clone worked in and committed with
+# nothing left over (.gitignore has what gpucourse keeps), the class graded
+# from a clone of theirs (77: no GPU here).
+awk '/^```sh students-side$/ { on = 1; next } /^```$/ { on = 0 } on' docs/classroom.md >"$T/students.sh"
+t_students_side() {
+    command -v git >/dev/null || { echo "no git"; return 1; }
+    grep -q "class starter" "$T/students.sh" && grep -q "class grade" "$T/students.sh" || return 1
+    mkdir "$T/side" && (cd "$T/side" && GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+        GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_GLOBAL=/dev/null PATH="$(dirname "$GC"):$PATH" sh -ex "$T/students.sh") \
+        >"$T/side.out" 2>&1 || { cat "$T/side.out"; return 1; }
+    git -C "$T/side/alice" ls-files | grep -qx "progress.yaml" && git -C "$T/side/alice" ls-files | grep -qx ".course-id" &&
+        [ -z "$(git -C "$T/side/alice" status --short --ignored | grep -v '^!! \(.build/\|progress.yaml.lock\)$')" ] &&
+        [ "$(ls "$T/side/cuda-class/exercises" | wc -l)" = "$(ls exercises | wc -l)" ] &&
+        [ "$(row "$T/side/grades/gradebook.csv" alice graded)" = skipped ] ||
+        { git -C "$T/side/alice" status --short --ignored; cat "$T/side.out"; return 1; }
+}
+check "docs/classroom.md's students' side runs as written: class starter, a student's clone committed clean, the class graded" t_students_side
+
+# --- every bad line of a roster at once (not one per run), exit 65 --------
+t_bad_lines() {
+    mkdir -p "$T/cb/alice/exercises" &&
+    printf 'alice alice\nbob\ncarol nowhere\nalice alice\n' >"$T/cb/roster.txt" &&
+    code_is 65 "$GC" class grade "$T/cb/roster.txt" ex01 --out "$T/gb" &&
+    has_err "roster.txt:2: a line is NAME PATH" && has_err "roster.txt:3: .*nowhere has no exercises/ directory" &&
+    has_err "roster.txt:4: 'alice' is listed twice" && [ ! -e "$T/gb/gradebook.csv" ]
+}
+check "a roster with three bad lines: all three said at once (65), nothing graded" t_bad_lines
+
+# --- the summary at 80 columns, and a file not submitted -------------------
+# A count per verdict and only the non-passes listed (not one exNN:verdict
+# per exercise on one line); a deleted exercise file is `missing`, not a
+# setup error, in the summary and the gradebook.
+ws "$T/cm/alice" && ws "$T/cm/bob" && rm "$T"/cm/bob/exercises/ex02_*.cu && echo zz >>"$(ex01 "$T/cm/alice")"
+printf 'alice alice\nbob bob\n' >"$T/cm/roster.txt"
+t_summary_missing() {
+    code_is 77 "$GC" class grade "$T/cm/roster.txt" ex01 ex02 --out "$T/gm" &&
+    has "^alice  *0/2 passed: 1 compile_error, 1 skipped$" && has "^  compile_error: ex01$" &&
+    has "^bob  *0/2 passed: 1 skipped, 1 missing$" && has "^  missing: ex02$" && ! grep -q "setup_error" "$T/got" &&
+    [ "$(row "$T/gm/gradebook.csv" bob ex02)" = missing ] && [ "$(row "$T/gm/gradebook.csv" bob "ex02 vs_reference")" = "" ] &&
+    ! grep -v 'gradebook: /' "$T/got" | awk 'length > 80' | grep -q .
+}
+check "class grade's summary: a count per verdict, the non-passes listed, 80 columns; a deleted file is missing" t_summary_missing
+
+# --- OUT holds this roster's students only --------------------------------
+t_others_removed() {
+    code_is 77 "$GC" class grade "$T/cm/roster.txt" ex01 --out "$T/go" && [ -e "$T/go/alice.xml" ] &&
+    echo mine >"$T/go/notes.json" && printf 'bob bob\n' >"$T/cm/bob-only.txt" &&
+    code_is 77 "$GC" class grade "$T/cm/bob-only.txt" ex01 --out "$T/go" &&
+    [ ! -e "$T/go/alice.xml" ] && [ ! -e "$T/go/alice.json" ] && [ ! -e "$T/go/alice.tsv" ] &&
+    [ -e "$T/go/bob.xml" ] && [ "$(cat "$T/go/notes.json")" = mine ] &&
+    [ "$(row "$T/go/gradebook.csv" alice graded)" = "NO ROW" ]
+}
+check "class grade into an OUT of another roster: the others' results removed, files not its own kept" t_others_removed
+
 # --- item 8: a student named reference never writes the reference's library
 ws "$T/c8/reference" && ws "$T/c8/alice"
 echo 'const char *gpucourse_test_marker = "STUDENT-NAMED-REFERENCE";' >>"$(ex01 "$T/c8/reference")"

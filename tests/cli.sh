@@ -164,7 +164,7 @@ t_new() { code_is 0 "$GC" new course "$T/nc" && has "created course/course.yaml"
           code_is 65 "$GC" --course "$T/nc" check-course && has "add one: gpucourse new exercise 01-first NAME --kind KIND" &&
           code_is 0 "$GC" --course "$T/nc" new exercise first add --kind vector_add && has "created exercises/ex01_add.cu" &&
           grep -q 'extern "C" void solve(const float\* a, const float\* b, float\* c, int n)' "$T/nc/solutions/ex01_add.cu" &&
-          code_is 0 "$GC" --course "$T/nc" list && has "ex01  add"; }
+          code_is 0 "$GC" --course "$T/nc" --workspace "$T/ws-nc" list && has "ex01  add"; }
 check "new course, chapter and exercise: a course that loads" t_new
 t_new_refused() { code_is 64 "$GC" --course "$T/nc" new exercise first add --kind vector_add && has_err "exists already" &&
                   code_is 64 "$GC" --course "$T/nc" new exercise first other --kind nope && has_err "no kind 'nope'" &&

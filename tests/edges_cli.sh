@@ -166,7 +166,8 @@ check "--workspace \"\" (and --course, --out): usage error 64" t_empty_paths
 # --- item 18: counts in the singular, progress columns ----------------------
 t_singular() { "$GC" new course "$T/one" >/dev/null && "$GC" --course "$T/one" new chapter first >/dev/null &&
                "$GC" --course "$T/one" new exercise first add --kind vector_add >/dev/null &&
-               sed -i 's/TODO:/Done:/' "$T"/one/course/*/chapter.yaml &&
+               sed -i 's/TODO/Done/' "$T"/one/course/*/chapter.yaml "$T"/one/course/*/lesson.md "$T"/one/exercises/*.cu \
+                   "$T"/one/solutions/*.cu &&
                GPUCOURSE_NVCC=/nonexistent/nvcc code_is 65 "$GC" --course "$T/one" check-course &&
                has "^course: 1 chapter, 1 exercise: YAML valid" &&
                GPUCOURSE_WORKSPACE=$T/ws1 code_is 0 "$GC" --course "$T/one" progress && has "^0 of 1 exercise passed" &&

@@ -128,8 +128,8 @@ t_odd_titles() {
         code_is 0 "$GC" new course "$d" --title "$title" &&
         code_is 0 "$GC" --course "$d" new chapter one --title "$title" &&
         code_is 0 "$GC" --course "$d" new exercise one add --kind vector_add --title "$title" &&
-        code_is 0 "$GC" --course "$d" list && mv "$T/got" "$T/list" &&
-        code_is 0 "$GC" --course "$d" show ex01 && python3 - "$T/list" "$T/got" "$title" <<'PY' || { echo "for title '$title'"; return 1; }
+        code_is 0 "$GC" --course "$d" --workspace "$d/ws" list && mv "$T/got" "$T/list" &&
+        code_is 0 "$GC" --course "$d" --workspace "$d/ws" show ex01 && python3 - "$T/list" "$T/got" "$title" <<'PY' || { echo "for title '$title'"; return 1; }
 import sys
 listing, show, title = (open(sys.argv[1], encoding='utf-8').read().splitlines(),
                         open(sys.argv[2], encoding='utf-8').read().splitlines(), sys.argv[3])
@@ -165,12 +165,18 @@ t_todo() {
     code_is 0 "$GC" --course "$N" new exercise one add --kind vector_add &&
     code_is 65 "$GC" --course "$N" check-course &&
     has "^course/01-one/chapter.yaml:11:14: the summary, the task and hint 1 are still gpucourse new's placeholders (a line that starts TODO:): write them (in exercise 'ex01')$" &&
-    has "check-course: 1 problem in the course files" &&
-    code_is 0 "$GC" --course "$N" list; }
-check "check-course: a summary, task or hint still the TODO placeholder of new is a problem; list still loads" t_todo
+    has "^course/01-one/lesson.md:3:1: the lesson is still gpucourse new's placeholder" &&
+    has "^exercises/ex01_add.cu:4:6: the stub's header is still gpucourse new's placeholder" &&
+    has "^solutions/ex01_add.cu:3:4: the reference still has gpucourse new's placeholder" &&
+    has "check-course: 4 problems in the course files" &&
+    code_is 0 "$GC" --course "$N" --workspace "$T/ws-new" list; }
+check "check-course: what new left to write (the entry's TODO: lines, the lesson, the stub's header, the reference) is a problem; list still loads" t_todo
 t_todo_fixed() { # written, what is left is building: stopped here by a missing nvcc
     sed -i -e 's/"TODO: one line for lists"/"Adds two vectors."/' -e 's/TODO: what to write, in markdown. //' \
         -e 's/"TODO: a first nudge"/"One thread per element."/' "$N/course/01-one/chapter.yaml" &&
+    sed -i 's/^TODO: the lesson.*/Threads add./' "$N/course/01-one/lesson.md" &&
+    sed -i -e 's/TODO: the idea this exercise is about/The idea/' -e 's/In the kernel: TODO\./In the kernel: add./' \
+        "$N/exercises/ex01_add.cu" && sed -i '/TODO/d' "$N/solutions/ex01_add.cu" &&
     (export GPUCOURSE_NVCC=$T/no-nvcc; code_is 65 "$GC" --course "$N" check-course) && has "YAML valid" && ! grep -q TODO "$T/got"; }
 check "with the placeholders written, check-course reports none (what is left: building)" t_todo_fixed
 t_todo_json() {

@@ -84,6 +84,68 @@ static void test_scaffolded_course_loads(void **state) {
     tmpdir_remove(dir);
 }
 
+/* A chapter named with its number gets the NN- of the others (2-fancy as
+ * chapter 2: 02-fancy); a number that is not its place is refused. */
+static void test_numbered_chapter(void **state) {
+    (void)state;
+    StrList made = {0};
+    char *dir = new_course(&made);
+    assert_int_equal(scaffold_chapter(dir, "2-fancy", NULL, &made), SCAFFOLD_REFUSED);
+    assert_string_equal(last_error(), "a new chapter is chapter 1 of the course: name it 01-fancy (the number is its "
+                                      "place in course.yaml)");
+    assert_int_equal(scaffold_chapter(dir, "1-basics", NULL, &made), 0);
+    assert_int_equal(scaffold_exercise(dir, "basics", "add", "k", NULL, &made), 0);
+    assert_int_equal(scaffold_chapter(dir, "2-fancy", NULL, &made), 0);
+    assert_int_equal(scaffold_exercise(dir, "fancy", "sub", "k", NULL, &made), 0);
+    Course *c = load(dir);
+    assert_non_null(c);
+    assert_string_equal(c->chapters[0].dir, "01-basics");
+    assert_string_equal(c->chapters[1].dir, "02-fancy");
+    assert_string_equal(c->chapters[1].title, "Fancy");
+    course_free(c);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
+/* check-course finds what gpucourse new left for the instructor to write,
+ * at its file:line:col: the lesson, the stub's header, the reference; once
+ * written, nothing (the stub's kernel keeps the student's TODOs). */
+static void test_scaffold_placeholders_found(void **state) {
+    (void)state;
+    StrList made = {0}, problems = {0};
+    char *dir = new_course(&made);
+    assert_int_equal(scaffold_chapter(dir, "basics", NULL, &made), 0);
+    assert_int_equal(scaffold_exercise(dir, "basics", "add", "k", NULL, &made), 0);
+    Course *c = load(dir);
+    assert_non_null(c);
+    course_check_content(c, &problems);
+    assert_int_equal(problems.count, 4);
+    assert_string_equal(problems.items[0], "course/01-basics/lesson.md:3:1: the lesson is still gpucourse new's "
+                                           "placeholder: write it (students read it in the app)");
+    assert_non_null(strstr(problems.items[1], "course/01-basics/chapter.yaml:"));
+    assert_non_null(strstr(problems.items[2], "exercises/ex01_add.cu:4:6: the stub's header is still"));
+    assert_non_null(strstr(problems.items[3], "solutions/ex01_add.cu:3:4: the reference still has"));
+    course_free(c);
+    strlist_free(&problems);
+    put_file(dir, "course/01-basics/lesson.md", "# Basics\n\nThreads add.\n");
+    put_file(dir, "solutions/ex01_add.cu", "// ex01 add -- one thread per element\n");
+    char *stub = path_join(dir, "exercises/ex01_add.cu");
+    char *text = read_file(stub, NULL);
+    char *idea = strstr(text, SCAFFOLD_STUB_IDEA_TODO), *fill = strstr(text, SCAFFOLD_STUB_FILL_TODO);
+    assert_non_null(idea), assert_non_null(fill);
+    memcpy(idea, "Adding", 6), memcpy(fill, "In the kernel: add", 18);
+    put_file(dir, "exercises/ex01_add.cu", text);
+    c = load(dir);
+    course_check_content(c, &problems);
+    assert_int_equal(problems.count, 1); /* the YAML entry's, not written here */
+    assert_non_null(strstr(problems.items[0], "course/01-basics/chapter.yaml:"));
+    course_free(c);
+    free(text), free(stub);
+    strlist_free(&problems);
+    strlist_free(&made);
+    tmpdir_remove(dir);
+}
+
 /* The instructor's text stays as written: comments, other keys, layout. */
 static void test_appends_as_text(void **state) {
     (void)state;
@@ -263,7 +325,8 @@ static void test_unknown_kind_lists_kinds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kind_signature),    cmocka_unit_test(test_scaffolded_course_loads),
-        cmocka_unit_test(test_appends_as_text),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_appends_as_text),   cmocka_unit_test(test_refusals), cmocka_unit_test(test_numbered_chapter),
+        cmocka_unit_test(test_scaffold_placeholders_found),
         cmocka_unit_test(test_unappendable_list), cmocka_unit_test(test_odd_titles),
         cmocka_unit_test(test_bad_titles),        cmocka_unit_test(test_unknown_kind_lists_kinds),
     };
