@@ -56,7 +56,11 @@ hold_dir() {
     python3 -c 'import fcntl, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' \
         "$L" "$T/held" &
-    for i in $(seq 100); do [ -e "$T/held" ] && return 0; sleep 0.05; done
+    # up to a minute: python starts slowly while the rest of make test compiles on every core
+    for i in $(seq 1200); do [ -e "$T/held" ] && return 0; sleep 0.05; done
+    kill $! 2>/dev/null
+    echo "the holder did not take the lock directory in 60 s"
+    return 1
 }
 
 # what the attacker put at the lock's path ($1, a command run as them);
@@ -71,7 +75,7 @@ squatted() {
     [ $rc != 124 ] || { echo "doctor hung"; return 1; }
     grep "gpu lock" "$T/got"
     grep -q "^ok .*gpu lock .*the whole directory.* is $2 of uid $(id -u $ATT)" "$T/got" || return 1
-    hold_dir
+    hold_dir || return 1
     holder=$!
     GPUCOURSE_GPU_WAIT=1 victim timeout 120 "$GC" grade ex01 >"$T/got" 2>&1
     rc=$?
