@@ -41,8 +41,10 @@ t_no_hmma() { no_mma && SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env 
     SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 --format json &&
     json "r['verdict'] == 'requirement_not_met' and r['exit_code'] == 5 and r['static_checks'] == {'libraries': 'passed', 'machine_code': 'failed'}" &&
     progress_of ex23 | grep -q '^    attempts: 2$' && progress_of ex23 | grep -q '^    status: compiles$' &&
-    progress_of ex23 | grep -q '^    last_verdict: requirement_not_met$'; }
-check "no GPU: the mma call removed: requirement not met (5), an attempt (status compiles, not correct)" t_no_hmma
+    progress_of ex23 | grep -q '^    last_verdict: requirement_not_met$' &&
+    SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" why ex23 &&
+    has "^why ex23: no diagnosis: nothing of yours ran: the verdict is your compiled code's alone"; }
+check "no GPU: the mma call removed: requirement not met (5), an attempt (status compiles, not correct); why runs nothing" t_no_hmma
 
 # a cache of its own: the machine code read by the grade before is kept with the library (grader/libcache.h)
 t_no_cuobjdump() { no_mma && code_is 77 env XDG_CACHE_HOME="$T/cache2" PATH="$(dirname "$NVCC"):/usr/bin:/bin" "$GC" grade ex23 &&
