@@ -653,6 +653,13 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         else snprintf(d->why_not, sizeof d->why_not, "nothing of yours ran (%s)", verdict_title(r->verdict));
         goto out;
     }
+    if (r->verdict == V_REQUIREMENT && r->nchecks == 0) { /* decided on the compiled code alone (no GPU, a library) */
+        d->kind = DIAG_NOTHING;
+        snprintf(d->why_not, sizeof d->why_not,
+                 "nothing of yours ran: the verdict is your compiled code's alone, and its reason above says what "
+                 "is missing");
+        goto out;
+    }
     if (r->verdict == V_TIMEOUT && !r->device[0]) { /* the compiler timed out: nothing ran */
         d->kind = DIAG_NOTHING;
         snprintf(d->why_not, sizeof d->why_not, "the compiler did not finish: nothing of yours ran");

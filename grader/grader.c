@@ -54,6 +54,16 @@ const char *verdict_key(Verdict v) { return v < V_COUNT ? verdicts[v].key : "?";
 const char *verdict_title(Verdict v) { return v < V_COUNT ? verdicts[v].title : "?"; }
 int verdict_exit_code(Verdict v) { return v < V_COUNT ? verdicts[v].exit_code : EXIT_SETUP; }
 
+const char *static_check_key(int check) {
+    static const char *const keys[STATIC_COUNT] = {"libraries", "machine_code", "compiler_repairs"};
+    return check >= 0 && check < STATIC_COUNT ? keys[check] : "?";
+}
+
+const char *static_outcome_key(StaticOutcome o) {
+    static const char *const keys[] = {"unchecked", "passed", "failed", "not_run"};
+    return o <= STATIC_NOT_RUN ? keys[o] : "?";
+}
+
 Verdict verdict_from_key(const char *key) {
     Verdict v = 0;
     while (v < V_COUNT && strcmp(verdicts[v].key, key)) v++;
@@ -445,7 +455,7 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
         return;
     }
     if (!strcmp(p.error_kind, "nogpu")) {
-        set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", p.error_text);
+        set_verdict(r, V_SKIPPED, "no GPU: %s", p.error_text); /* check_static says what else */
         return;
     }
     if (st->timed_out || p.timed_out) {
@@ -810,6 +820,8 @@ static bool check_library(const Exercise *e, const char *lib, GradeResult *r) {
             set_verdict(r, V_REQUIREMENT, "your code uses %s, and this exercise forbids '%s'", evidence,
                         e->forbidden_symbols.items[i]);
     libscan_free(&scan);
+    if (e->forbidden_libraries.count || e->forbidden_symbols.count)
+        r->statics[STATIC_LIBRARIES] = r->verdict == V_REQUIREMENT ? STATIC_FAILED : STATIC_PASSED;
     return r->verdict != V_REQUIREMENT;
 }
 
@@ -977,6 +989,10 @@ static char *pattern_list(const StrList *l, const char *last) {
     return b.buf;
 }
 
+/* How a finding in the compiled code begins: after a run, the answer was
+ * right; with nothing run (no GPU) that is not known, and not claimed. */
+static const char *correct_but(const GradeResult *r) { return r->verdict == V_SKIPPED ? "" : "correct, but "; }
+
 /* required_sass_around: its sides in place in every kernel (grader/sass.h). */
 static void check_sass_around(const Exercise *e, const char *sass, GradeResult *r) {
     if (!e->around_inside.count) return;
@@ -986,28 +1002,37 @@ static void check_sass_around(const Exercise *e, const char *sass, GradeResult *
     if (v == SASS_AROUND_OK) return;
     char *sides = pattern_list(&e->around_side, ", then "), *inside = pattern_list(&e->around_inside, " or ");
     set_verdict(r, V_REQUIREMENT,
-                "correct, but in your machine code (kernel %s) %s do not come %s %s (here %s)%s: this "
+                "%sin your machine code (kernel %s) %s do not come %s %s (here %s)%s: this "
                 "exercise requires %s",
-                function, sides, v == SASS_AROUND_BEFORE ? "before the first" : "after the last", inside, first,
+                correct_but(r), function, sides, v == SASS_AROUND_BEFORE ? "before the first" : "after the last", inside, first,
                 v == SASS_AROUND_AFTER ? " with no EXIT between" : "",
                 e->around_why ? e->around_why : "them on both sides");
     free(sides);
     free(inside);
 }
 
-/* Whether the machine code is looked at: it has patterns, and the answer is correct. */
+/* Whether the machine code is looked at: it has patterns, and the answer
+ * is correct, or nothing ran (no GPU) and the code alone decides. */
 static bool sass_checked(const Exercise *e, const GradeResult *r) {
     return (e->required_sass.count > 0 || e->forbidden_sass.count > 0 || e->around_inside.count > 0) &&
-           (r->verdict == V_PASS || r->verdict == V_SLOW);
+           (r->verdict == V_PASS || r->verdict == V_SLOW || r->verdict == V_SKIPPED);
 }
 
 void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeResult *r) {
     if (!sass_checked(e, r)) return;
+    StaticOutcome *outcome = &r->statics[STATIC_MACHINE_CODE];
+    if (sass_rc != SASS_TOO_LARGE && !sass && r->verdict == V_SKIPPED) { /* not run: said, never passed */
+        *outcome = STATIC_NOT_RUN;
+        snprintf(r->static_not_run, sizeof r->static_not_run,
+                 "%s; cuobjdump ships with the CUDA Toolkit (package cuda-cuobjdump-X-Y)", last_error());
+        return;
+    }
     if (sass_rc == SASS_TOO_LARGE || !sass) {
+        *outcome = sass_rc == SASS_TOO_LARGE ? STATIC_FAILED : STATIC_NOT_RUN;
         set_verdict(r, sass_rc == SASS_TOO_LARGE ? V_REQUIREMENT : V_SETUP_ERROR,
-                    "correct, but not a pass: the instructions this exercise requires could not be checked in your "
+                    "%snot a pass: the instructions this exercise requires could not be checked in your "
                     "machine code (%s)%s",
-                    last_error(),
+                    correct_but(r), last_error(),
                     sass_rc == SASS_TOO_LARGE ? ""
                                               : "; cuobjdump ships with the CUDA Toolkit (package cuda-cuobjdump-X-Y), "
                                                 "and gpucourse doctor says what is missing");
@@ -1017,20 +1042,24 @@ void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeRes
     for (int i = 0; i < e->required_sass.count; i++) {
         const char *want = e->required_sass.items[i], *what = opcode_meaning(want);
         if (sass_find(sass, want, found, sizeof found)) continue;
-        set_verdict(r, V_REQUIREMENT, "correct, but your machine code has no %s instruction%s%s, which this exercise is "
-                    "about", want, what ? ": " : "", what ? what : "");
+        *outcome = STATIC_FAILED;
+        set_verdict(r, V_REQUIREMENT, "%syour machine code has no %s instruction%s%s, which this exercise is "
+                    "about", correct_but(r), want, what ? ": " : "", what ? what : "");
         return;
     }
     for (int i = 0; i < e->forbidden_sass.count; i++) {
         const char *banned = e->forbidden_sass.items[i], *what = opcode_meaning(banned);
         if (!sass_find(sass, banned, found, sizeof found)) continue;
+        *outcome = STATIC_FAILED;
         set_verdict(r, V_REQUIREMENT,
-                    "correct, but your machine code has %s%s%s%s, which this exercise forbids (%s): it is about doing "
+                    "%syour machine code has %s%s%s%s, which this exercise forbids (%s): it is about doing "
                     "the work another way, see its task",
-                    found, what ? " (" : "", what ? what : "", what ? ")" : "", banned);
+                    correct_but(r), found, what ? " (" : "", what ? what : "", what ? ")" : "", banned);
         return;
     }
+    Verdict before = r->verdict;
     check_sass_around(e, sass, r);
+    *outcome = r->verdict == before ? STATIC_PASSED : STATIC_FAILED;
 }
 
 /* The instruction checks on the student's compiled library. */
@@ -1048,6 +1077,71 @@ static void check_sass(const Toolchain *t, const Exercise *e, const char *lib, G
     }
     grade_check_sass(e, rc, sass, r);
     free(sass);
+}
+
+/* What the machine code was found to have, for a reason: "has HMMA, has no
+ * FFMA". */
+static void describe_sass(const Exercise *e, StrBuf *b) {
+    const char *sep = "";
+    if (e->required_sass.count) {
+        char *l = pattern_list(&e->required_sass, " and ");
+        sb_printf(b, "has %s", l);
+        free(l);
+        sep = ", ";
+    }
+    if (e->around_inside.count) {
+        char *sides = pattern_list(&e->around_side, ", then "), *inside = pattern_list(&e->around_inside, " or ");
+        sb_printf(b, "%s%s before the first and after the last %s", sep, sides, inside);
+        free(sides);
+        free(inside);
+        sep = ", ";
+    }
+    if (e->forbidden_sass.count) {
+        char *l = pattern_list(&e->forbidden_sass, " or ");
+        sb_printf(b, "%shas no %s", sep, l);
+        free(l);
+    }
+}
+
+/* No GPU (on this machine, or in a launcher's job): r is skipped with the
+ * reason why. Nothing runs, but the checks of the compiled code alone do
+ * (the libraries were read before): one that fails is a verdict,
+ * requirement not met, and counts; all passed is still no grade (skipped),
+ * and the reason says what was checked and what could not be. */
+static void check_static(const Toolchain *t, const Exercise *e, const char *lib, GradeResult *r) {
+    char no_gpu[sizeof r->reason];
+    snprintf(no_gpu, sizeof no_gpu, "%s", r->reason);
+    check_sass(t, e, lib, r);
+    grade_check_compiler_repairs(r);
+    StrBuf b = {0};
+    if (r->verdict == V_REQUIREMENT)
+        sb_printf(&b, "%s; found in your compiled code alone: nothing ran (%s), so whether its answer is right is "
+                      "not known yet", r->reason, no_gpu);
+    if (r->verdict == V_SKIPPED) {
+        StrList found = {0};
+        if (r->statics[STATIC_LIBRARIES] == STATIC_PASSED) strlist_add(&found, "uses no library the exercise forbids");
+        if (r->statics[STATIC_MACHINE_CODE] == STATIC_PASSED) {
+            StrBuf m = {0};
+            sb_printf(&m, "its machine code ");
+            describe_sass(e, &m);
+            strlist_add(&found, m.buf);
+            free(m.buf);
+        }
+        /* the repairs are wgmma's: said where the exercise is about wgmma */
+        bool wgmma = false;
+        for (int i = 0; i < e->required_sass.count; i++) wgmma |= strstr(e->required_sass.items[i], "GMMA") != NULL;
+        if (wgmma && r->statics[STATIC_COMPILER_REPAIRS] == STATIC_PASSED)
+            strlist_add(&found, "ptxas repaired no wgmma ordering");
+        char *list = pattern_list(&found, " and ");
+        sb_printf(&b, "%s; your code compiled%s%s", no_gpu, found.count ? ", " : "", found.count ? list : "");
+        if (r->statics[STATIC_MACHINE_CODE] == STATIC_NOT_RUN)
+            sb_printf(&b, "; its machine code was not checked: %s", r->static_not_run);
+        sb_printf(&b, "; nothing ran, so it is not graded yet");
+        free(list);
+        strlist_free(&found);
+    }
+    if (b.buf) snprintf(r->reason, sizeof r->reason, "%s", b.buf);
+    free(b.buf);
 }
 
 /* ptxas repairs two wgmma mistakes by itself and says so in one line each:
@@ -1087,13 +1181,15 @@ unsigned grade_scan_repairs(RepairScan *scan, const char *data, size_t len) {
 }
 
 void grade_check_compiler_repairs(GradeResult *r) {
-    if (r->verdict != V_PASS && r->verdict != V_SLOW) return;
+    if (r->verdict != V_PASS && r->verdict != V_SLOW && r->verdict != V_SKIPPED) return;
     for (size_t i = 0; i < ARRAY_SIZE(repairs); i++)
         if ((r->compiler_repairs & (1u << i)) || (r->compile_log && strstr(r->compile_log, repairs[i].code))) {
-            set_verdict(r, V_REQUIREMENT, "correct, but %s (ptxas %s, in the compiler output)", repairs[i].what,
+            r->statics[STATIC_COMPILER_REPAIRS] = STATIC_FAILED;
+            set_verdict(r, V_REQUIREMENT, "%s%s (ptxas %s, in the compiler output)", correct_but(r), repairs[i].what,
                         repairs[i].code);
             return;
         }
+    r->statics[STATIC_COMPILER_REPAIRS] = STATIC_PASSED;
 }
 
 void course_parts_free(CourseParts *p) {
@@ -1481,7 +1577,9 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     if (!launched) gpu_probe(&gpu);
     step = trace_step(&r->trace, launched ? "no probe: a launcher's job has its GPU" : "probe the GPU (driver)", step);
     if (!launched && gpu.count == 0) {
-        set_verdict(r, V_SKIPPED, "no GPU: %s; your code compiled but was not run", gpu.why);
+        set_verdict(r, V_SKIPPED, "no GPU: %s", gpu.why);
+        check_static(&t, e, student_so, r);
+        step = trace_step(&r->trace, "check the compiled code (cuobjdump, unless read before)", step);
         goto out;
     }
 
@@ -1529,6 +1627,10 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     free(gpu_env);
     gpu_unlock(&lock);
     step = now_seconds();
+    if (r->verdict == V_SKIPPED) { /* the launcher's job had no GPU */
+        check_static(&t, e, student_so, r);
+        goto out;
+    }
     /* code loaded at run time first: the rest of the checks read only the compiled code */
     check_loaded(&t, e, student_so, &parts, w, r);
     step = trace_step(&r->trace, e->nevidence > 0 ? "compare the code loaded at run time (cuobjdump)"
@@ -1634,9 +1736,13 @@ ExStatus verdict_status(Verdict v) {
 
 /* What an attempt earns. A compile stopped at its timeout is graded
  * timeout, like a kernel that hangs, but that code never compiled (the
- * compile log is kept only when nvcc finished). */
+ * compile log is kept only when nvcc finished). A requirement not met in
+ * code that never ran (a forbidden library, or no GPU and its machine code
+ * failed a check) says nothing of its answer: compiles, not correct. */
 static ExStatus result_status(const GradeResult *r) {
-    return r->verdict == V_TIMEOUT && !r->compile_log ? ST_ATTEMPTED : verdict_status(r->verdict);
+    if (r->verdict == V_TIMEOUT && !r->compile_log) return ST_ATTEMPTED;
+    if (r->verdict == V_REQUIREMENT && r->nchecks == 0) return ST_COMPILES;
+    return verdict_status(r->verdict);
 }
 
 static void record(Progress *p, void *ctx) {
@@ -1662,8 +1768,11 @@ static void record(Progress *p, void *ctx) {
 }
 
 int grade_record(const Workspace *w, const Exercise *e, const GradeResult *r, char **notice) {
-    /* not the student's attempt: stopped, or never judged */
-    if (r->verdict == V_INTERRUPTED || r->verdict == V_SETUP_ERROR || r->verdict == V_GPU_BUSY) return 0;
+    /* not the student's attempt: stopped, or never judged (skipped: nothing ran, and the checks that need
+     * no GPU passed; one that failed is requirement not met, an attempt) */
+    if (r->verdict == V_INTERRUPTED || r->verdict == V_SETUP_ERROR || r->verdict == V_GPU_BUSY ||
+        r->verdict == V_SKIPPED)
+        return 0;
     RecordCtx ctx = {e, r};
     return progress_update(w->progress, record, &ctx, notice);
 }

@@ -102,6 +102,23 @@ typedef struct {
     double tflops_student, tflops_reference, tflops_library;
 } TimedSize;
 
+/* The checks of the compiled library alone, which need no GPU: the
+ * forbidden libraries and symbols (libscan), the instructions of
+ * required_sass, forbidden_sass and required_sass_around (cuobjdump), and
+ * ptxas's wgmma repairs (nvcc's output). With a GPU the last two run only
+ * on a correct answer; without one they run on every file that compiled,
+ * and decide: a failed one is "requirement not met", all passed is still
+ * "skipped" (nothing ran). */
+enum { STATIC_LIBRARIES, STATIC_MACHINE_CODE, STATIC_COMPILER_REPAIRS, STATIC_COUNT };
+typedef enum {
+    STATIC_UNCHECKED, /* not reached, or the exercise has nothing for it to check */
+    STATIC_PASSED,
+    STATIC_FAILED,
+    STATIC_NOT_RUN,   /* it could not run (no cuobjdump): never a pass */
+} StaticOutcome;
+const char *static_check_key(int check);            /* "machine_code" */
+const char *static_outcome_key(StaticOutcome o);    /* "passed" */
+
 /* What a grading found. Flat but for four pointers (compile_log,
  * program_output, mismatches, notes): a result crosses from a worker
  * process as bytes (grade_result_pack), so a new field that points to
@@ -155,6 +172,8 @@ typedef struct {
     EvidenceLine evidence[MAX_EVIDENCE]; /* the exercise's evidence keys as measured */
     int nevidence;
     unsigned compiler_repairs;  /* ptxas's wgmma repairs seen anywhere in nvcc's output (grade_scan_repairs) */
+    StaticOutcome statics[STATIC_COUNT]; /* how the checks that need no GPU ended */
+    char static_not_run[384];   /* why the machine code could not be checked (STATIC_NOT_RUN), or "" */
     StrList notes;              /* things skipped or worth knowing */
     char sandbox[160];          /* how the student's code was confined: "landlock 7, seccomp on" */
     double wall_s;
@@ -225,14 +244,15 @@ void grade_check_evidence(GradeResult *r, const Exercise *e);
  * r's record alone decides. */
 void grade_check_loaded(GradeResult *r, const Exercise *e, const StrList *cubins);
 
-/* A passing (or slow) result becomes "requirement not met" when the
- * machine code lacks an instruction of e's required_sass or has one of its
+/* A passing (or slow) result, or a skipped one (no GPU: nothing ran),
+ * becomes "requirement not met" when the machine code lacks an instruction of e's required_sass or has one of its
  * forbidden_sass (grader/sass.h), and is never a pass when the code could
- * not be read: sass_rc and sass are toolchain_sass's (error set). */
+ * not be read (a skipped one stays skipped, the check not run): sass_rc and
+ * sass are toolchain_sass's (error set). */
 void grade_check_sass(const Exercise *e, int sass_rc, const char *sass, GradeResult *r);
 
-/* A passing (or slow) result becomes "requirement not met" when nvcc's
- * output showed that ptxas repaired a wgmma ordering mistake
+/* A passing (or slow) or skipped result becomes "requirement not met"
+ * when nvcc's output showed that ptxas repaired a wgmma ordering mistake
  * (r->compiler_repairs, or the compile log). */
 void grade_check_compiler_repairs(GradeResult *r);
 
@@ -278,7 +298,9 @@ bool wrong_map_repeats_in_tiles(const WrongMap *m);
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
                     GradeResult *r);
 
-/* Records an attempt and its outcome in the progress file. */
+/* Records an attempt and its outcome in the progress file. A grading that
+ * decided nothing (skipped: no GPU; GPU busy; interrupted; a setup error)
+ * is no attempt: nothing is recorded. */
 int grade_record(const Workspace *w, const Exercise *e, const GradeResult *r, char **notice);
 
 #endif

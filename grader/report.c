@@ -462,6 +462,16 @@ static void json_one(FILE *out, const Exercise *e, const GradeResult *r, const D
             r->verdict == V_PASS ? "true" : "false", r->verdict == V_SKIPPED ? "true" : "false",
             verdict_exit_code(r->verdict));
     json_string(out, r->reason);
+    /* the checks of the compiled code alone that ran, and how they ended (without a GPU, all that decided) */
+    fputs(", \"static_checks\": {", out);
+    for (int i = 0, n = 0; i < STATIC_COUNT; i++)
+        if (r->statics[i] != STATIC_UNCHECKED)
+            fprintf(out, "%s\"%s\": \"%s\"", n++ ? ", " : "", static_check_key(i), static_outcome_key(r->statics[i]));
+    fputs("}", out);
+    if (r->static_not_run[0]) {
+        fputs(", \"static_not_run\": ", out);
+        json_string(out, r->static_not_run);
+    }
     fprintf(out, ",\n     \"seed\": %llu, \"device\": ", r->seed);
     if (r->device[0]) json_string(out, r->device);
     else fputs("null", out);

@@ -142,8 +142,9 @@ check "new files follow the umask, not the course's modes (a 0444 stub gives a w
 
 # ------------------------------------------------------------ attempts at their limit (item 7)
 
+# (a compile error: an attempt; a skipped grade, no GPU, is none)
 t_attempts_max() { fresh && printf 'version: 1\nexercises:\n  ex01:\n    status: attempted\n    attempts: 1000000000\n' >"$T/ws/progress.yaml" &&
-                   code_is 77 "$GC" grade ex01 && code_is 0 "$GC" progress && [ ! -s "$T/goterr" ] &&
+                   echo 'this is not CUDA' >>"$T/ws/exercises/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 && code_is 0 "$GC" progress && [ ! -s "$T/goterr" ] &&
                    grep -q '^    attempts: 1000000000$' "$T/ws/progress.yaml" && ! ls "$T/ws" | grep -q damaged; }
 check "attempts at the limit: one more grade keeps the limit, the file stays valid" t_attempts_max
 

@@ -39,6 +39,14 @@ course/08-tma/lesson.md|multicast took a hand-written BF16 GEMM from 778|that st
 course/09-wgmma/lesson.md|Published kernels gain about 2-3% from it|that step changed more than multicast
 course/09-wgmma/lesson.md|measured within 1-3% of the persistent one|it was 5% faster at 5000 x 3000 x 4040
 course/09-wgmma/lesson.md|this was within 1% of waiting for every group|wait_group 0 measured as fast or faster
+course/01-threads/lesson.md|as the next section shows, the last warp|warps are taught in "Warps and lanes", after ex03's "Grid-stride loops"
+course/07-mma/lesson.md|53-59% of cuBLAS|docs/benchmarks.md's chapter 7 run: 0.58 at 4096^3, 0.53 at 8192^3, as chapter 9 quotes
+course/07-mma/lesson.md|536-761 TFLOP/s in our runs|the run's cuBLAS is 611 and 761; 536-633 and 697-761 across the day
+course/09-wgmma/lesson.md|TFLOP/s 4096^3|the table of "Where each step lands" wrapped at 80 columns: its cells are TFLOP/s (fraction of cuBLAS)
+course/09-wgmma/chapter.yaml|the lesson's ladder shows|the section is "Where each step lands"; the ladder is chapter 7's tool
+course/08-tma/lesson.md|declares the type `alignas(128)`, so|CUDA 12.x's cuda.h declares alignas(64)
+course/10-sgemm/lesson.md|254 registers per thread, and so does rung 8|ex41 uses 222 registers; what it shares with cuBLAS is one block of 8 warps
+docs/benchmarks.md|pass: the floor lets it through|ex40_conflicted is requirement not met by bank_conflicts_max since
 course/07-mma/lesson.md|dense: fifteen times the CUDA cores|one clock for both: sixteen times
 course/10-sgemm/lesson.md|more than seven times the|one clock for both: eight times
 course/10-sgemm/lesson.md|33280 bytes smem|ex38's reference: 8192 bytes (ptxas)

@@ -1914,6 +1914,64 @@ static void test_sass_decisions(void **state) {
     strlist_free(&e.forbidden_sass);
 }
 
+/* Without a GPU (skipped: nothing ran) the checks of the compiled code
+ * alone still decide: a failed one is "requirement not met", which claims
+ * nothing of the answer; passed ones leave it skipped; a tool that could
+ * not run leaves it skipped with the check marked not run, never passed. */
+static void test_static_checks_without_gpu(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    strlist_add(&e.required_sass, "HGMMA.TF32");
+    GradeResult r = {.verdict = V_SKIPPED};
+    grade_check_sass(&e, 0, recorded_sass, &r);
+    assert_int_equal(r.verdict, V_SKIPPED);
+    assert_int_equal(r.statics[STATIC_MACHINE_CODE], STATIC_PASSED);
+    strlist_add(&e.required_sass, "UTMALDG");
+    grade_check_sass(&e, 0, recorded_sass, &r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_int_equal(r.statics[STATIC_MACHINE_CODE], STATIC_FAILED);
+    assert_non_null(strstr(r.reason, "your machine code has no UTMALDG instruction"));
+    assert_null(strstr(r.reason, "correct")); /* nothing ran: the answer is not known */
+    strlist_free(&e.required_sass);
+
+    strlist_add(&e.forbidden_sass, "HGMMA");
+    r = (GradeResult){.verdict = V_SKIPPED};
+    grade_check_sass(&e, 0, recorded_sass, &r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_null(strstr(r.reason, "correct"));
+    r = (GradeResult){.verdict = V_SKIPPED}; /* no cuobjdump: not run, said, still skipped */
+    error("cuobjdump not found");
+    grade_check_sass(&e, -1, NULL, &r);
+    assert_int_equal(r.verdict, V_SKIPPED);
+    assert_int_equal(r.statics[STATIC_MACHINE_CODE], STATIC_NOT_RUN);
+    assert_non_null(strstr(r.static_not_run, "cuobjdump not found"));
+    char *json = render(report_json, &r);
+    assert_non_null(strstr(json, "\"static_checks\": {\"machine_code\": \"not_run\"}, \"static_not_run\": \"cuobjdump not found"));
+    free(json);
+    r = (GradeResult){.verdict = V_SKIPPED};
+    error("its machine code is more than 16 MiB as text");
+    grade_check_sass(&e, SASS_TOO_LARGE, NULL, &r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    strlist_free(&e.forbidden_sass);
+
+    /* ptxas's repairs are in nvcc's output: decided with no GPU and no cuobjdump */
+    r = (GradeResult){.verdict = V_SKIPPED};
+    r.compile_log = xstrdup("ptxas info    : (C7519) warpgroup.arrive is injected in around line 243 by compiler\n");
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_REQUIREMENT);
+    assert_int_equal(r.statics[STATIC_COMPILER_REPAIRS], STATIC_FAILED);
+    assert_non_null(strstr(r.reason, "C7519"));
+    assert_null(strstr(r.reason, "correct"));
+    free(r.compile_log);
+    r = (GradeResult){.verdict = V_SKIPPED};
+    grade_check_compiler_repairs(&r);
+    assert_int_equal(r.verdict, V_SKIPPED);
+    assert_int_equal(r.statics[STATIC_COMPILER_REPAIRS], STATIC_PASSED);
+    json = render(report_json, &r);
+    assert_non_null(strstr(json, "\"static_checks\": {\"compiler_repairs\": \"passed\"}"));
+    free(json);
+}
+
 /* ex44's two cluster barriers, each in its place: the course's own rule
  * (course/11-past-cublas/chapter.yaml, required_sass_around) on the
  * machine code of the reference and of the two fixtures that leave out
@@ -2784,7 +2842,7 @@ int main(void) {
         cmocka_unit_test(test_witness),
         cmocka_unit_test(test_evidence_parse_calls), cmocka_unit_test(test_loaded_modules),
         cmocka_unit_test(test_sass_matching),
-        cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_repairs_in_the_whole_stream),
+        cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_static_checks_without_gpu), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),

@@ -47,7 +47,8 @@ exec "$NVCC" "\$@"
 EOF
 chmod +x "$T/editor" "$T/slow/nvcc"
 
-# The student has passed ex01 already: the app must start on ex02.
+# The student has passed ex01 already: the app must start on ex02, which
+# they tried once (a wrong answer: status compiles).
 "$GC" list >/dev/null 2>&1
 cat >"$T/ws/progress.yaml" <<'EOF'
 version: 1
@@ -57,6 +58,10 @@ exercises:
     attempts: 2
     hints_seen: 0
     last_verdict: pass
+  ex02:
+    status: compiles
+    attempts: 1
+    last_verdict: wrong_answer
 EOF
 
 n=0
@@ -117,7 +122,7 @@ start_shell || { echo "1..0 # SKIP tmux cannot start a session here"; exit 0; }
 t_start() {
     start_app && wait_for "gpucourse: CUDA from the thread hierarchy" &&
         wait_for "1  The thread hierarchy" && wait_for "1/4 passed" && wait_for "[x] ex01  vector_add" &&
-        wait_for "[ ] ex02  flip_lr" && wait_for "2  Memory and coalescing" &&
+        wait_for "[c] ex02  flip_lr" && wait_for "2  Memory and coalescing" &&
         wait_for "ex02 is next" && wait_for "Enter open" && wait_for " q quit"
 }
 check "start screen: chapters, progress, marks, the next unfinished exercise, keys" t_start
@@ -180,9 +185,10 @@ check "hint: h shows the next hint and records it" t_hint
 
 t_no_gpu() {
     keys g && wait_for "SKIPPED: no GPU" 60 && wait_for "GPUCOURSE_NO_GPU is set" &&
-        wait_for "this is not a failure" && gone "COMPILE ERROR" && grep -q "last_verdict: skipped" "$T/ws/progress.yaml"
+        wait_for "this is not a failure" && gone "COMPILE ERROR" && ! grep -q "last_verdict: skipped" "$T/ws/progress.yaml" &&
+        grep -q "attempts: 1$" "$T/ws/progress.yaml"
 }
-check "grading without a GPU: the no-GPU message, not a failure" t_no_gpu
+check "grading without a GPU: the no-GPU message, not a failure, and no attempt" t_no_gpu
 
 t_why() {
     wait_for " y why" && keys y && wait_for "no diagnosis (below the card)" 30 &&
