@@ -89,22 +89,23 @@ static void print_gpu_check(const ExerciseCheck *x) {
     if (st->timed) snprintf(stub_ratio, sizeof stub_ratio, " (%.2fx ref)", st->vs_reference);
     const char *stub_text = x->stub_fails ? verdict_title(st->verdict) : "FAIL (the stub passes)";
     if (ref->flops > 0)
-        printf("%s %-20s reference: %-4s %.2fx ref %.2fx library (%.0f TFLOP/s)   stub: %s%s\n", e->id, e->name,
-               x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_library, ref->tflops_student, stub_text,
-               stub_ratio);
+        fprintf_wrapped(stdout, 26, "%s %-20s reference: %-4s %.2fx ref %.2fx library (%.0f TFLOP/s)   stub: %s%s\n",
+                        e->id, e->name, x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_library,
+                        ref->tflops_student, stub_text, stub_ratio);
     else
-        printf("%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n", e->id, e->name,
-               x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_baseline, ref->gbps_student, stub_text,
-               stub_ratio);
-    if (!x->ref_ok) fprintf_visible(stdout, "    reference: %s: %s\n", verdict_title(ref->verdict), ref->reason);
-    if (!x->stub_fails) fprintf_visible(stdout, "    stub: %s: %s\n", verdict_title(st->verdict), st->reason);
+        fprintf_wrapped(stdout, 26, "%s %-20s reference: %-4s %.2fx ref %.2fx copy (%.0f GB/s)   stub: %s%s\n",
+                        e->id, e->name, x->ref_ok ? "ok" : "FAIL", ref->vs_reference, ref->vs_baseline,
+                        ref->gbps_student, stub_text, stub_ratio);
+    if (!x->ref_ok) fprintf_wrapped(stdout, 4, "    reference: %s: %s\n", verdict_title(ref->verdict), ref->reason);
+    if (!x->stub_fails) fprintf_wrapped(stdout, 4, "    stub: %s: %s\n", verdict_title(st->verdict), st->reason);
     if (x->below && x->below_fails)
-        printf("    rung below: %s's reference is %s here\n", x->below->id, verdict_title(x->below_result.verdict));
+        fprintf_wrapped(stdout, 4, "    rung below: %s's reference is %s here\n", x->below->id,
+                        verdict_title(x->below_result.verdict));
     else if (x->below)
-        printf("    rung below: FAIL: %s's reference %s here (%s): nothing holds this rung's point; add a "
-               "requirement, evidence or a floor\n",
-               x->below->id, x->below_result.verdict == V_PASS ? "passes" : "could not be graded",
-               x->below_result.reason);
+        fprintf_wrapped(stdout, 4, "    rung below: FAIL: %s's reference %s here (%s): nothing holds this rung's point; "
+                        "add a requirement, evidence or a floor\n",
+                        x->below->id, x->below_result.verdict == V_PASS ? "passes" : "could not be graded",
+                        x->below_result.reason);
 }
 
 static void json_grade(FILE *out, const char *name, const GradeResult *r, const char *ok_key, bool ok) {
@@ -313,7 +314,8 @@ int cmd_check_course(const Options *o, const char *const *keys, int nkeys) {
         return rc;
     }
     int workers = build_workers();
-    if (text && workers > 1) printf("building with %d compilers at once\n", workers);
+    if (text && workers > 1) printf("building for sm_90a with %d compilers at once\n", workers);
+    else if (text) printf("building for sm_90a\n");
     if (text) fflush(stdout);
     if (!prebuild_course(&t, c, &w, workers)) {
         fprintf(stderr, "gpucourse: check-course interrupted\n");
@@ -332,14 +334,15 @@ int cmd_check_course(const Options *o, const char *const *keys, int nkeys) {
         failures += x->build_problem != NULL;
         if (text && x->build_problem) fprintf_visible(stdout, "%s", x->build_problem); /* nvcc quotes the sources */
         else if (text)
-            printf("%s %-20s stub, reference and harness kind %s compile for sm_90a\n", x->e->id, x->e->name,
-                   x->e->kind);
+            fprintf_wrapped(stdout, 26, "%s %-20s compiles: stub, reference, kind %s\n", x->e->id, x->e->name,
+                            x->e->kind);
         if (text) fflush(stdout);
     }
     GpuInfo gpu;
     gpu_probe(&gpu);
     bool on_gpu = failures == 0 && gpu.count > 0;
-    if (text && failures == 0 && gpu.count == 0) printf("GPU checks skipped: %s\n", gpu.why);
+    if (text && failures == 0 && gpu.count == 0)
+        fprintf_wrapped(stdout, WRAP_LABELS, "GPU checks skipped: %s\n", gpu.why);
     if (on_gpu) { /* every exercise, also after a failure; as many at once as there are GPUs */
         int gpus = 0, at_once = grading_workers(o, c->nexercises, &gpus);
         if (text && at_once > 1) printf("checking on %d GPUs at once\n", at_once);

@@ -3,8 +3,9 @@
 #include "cli.h"
 
 static void doctor_line(bool ok, const char *what, const char *detail, const char *fix) {
-    printf("%-8s %-12s %s\n", ok ? "ok" : "MISSING", what, detail);
-    if (!ok && fix) printf("%-8s %-12s fix: %s\n", "", "", fix);
+    /* a long detail or fix goes on under itself */
+    fprintf_wrapped(stdout, 22, "%-8s %-12s %s\n", ok ? "ok" : "MISSING", what, detail);
+    if (!ok && fix) fprintf_wrapped(stdout, 27, "%-8s %-12s fix: %s\n", "", "", fix);
 }
 
 int cmd_doctor(const Options *o) {
@@ -59,7 +60,8 @@ int cmd_doctor(const Options *o) {
             free(path);
         }
         if (g.cc_major != 9)
-            printf("%-8s %-12s the course targets Hopper (sm_90a); this GPU cannot run its code\n", "WARNING", "");
+            fprintf_wrapped(stdout, 22, "%-8s %-12s the course targets Hopper (sm_90a); this GPU cannot run its code\n",
+                            "WARNING", "");
     } else {
         doctor_line(false, "gpu", g.why, "grading needs an NVIDIA Hopper GPU (H100/H200); without one, grade compiles and skips");
         if (code == 0) code = EXIT_SKIPPED;

@@ -44,6 +44,21 @@ static void grade_job(int i, StrBuf *reply, void *ctx) {
     grade_result_free(&r);
 }
 
+/* A grade's report, or with d its diagnosis, in text: each line fitted
+ * to the screen (a reason or a note can be long). */
+static void print_report(const Course *c, const Exercise *e, const GradeResult *r, const Diagnosis *d) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    FILE *out = m ? m : stdout; /* no memory for it: as it is */
+    if (d) report_diagnosis_text(out, c, e, r, d);
+    else report_text(out, e, r);
+    if (!m) return;
+    fclose(m);
+    fprintf_wrapped(stdout, WRAP_LABELS, "%s", text);
+    free(text);
+}
+
 /* Here, in course order: records list[i]'s result (g->rs[i]) and reports
  * it; false after Ctrl-C. */
 static bool report_graded(GradeRun *g, int i) {
@@ -58,7 +73,7 @@ static bool report_graded(GradeRun *g, int i) {
     if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
     free(notice);
     if (o->format == FORMAT_TEXT) {
-        report_text(stdout, e, r);
+        print_report(g->s->course, e, r, NULL);
         fflush(stdout);
     }
     if (o->trace) {
@@ -71,7 +86,7 @@ static bool report_graded(GradeRun *g, int i) {
         DiagnoseOptions dop = {.on_phase = on_phase, .ctx = (void *)e};
         diagnose_exercise(g->s->course, &g->s->ws, e, r, &dop, &g->ds[i]);
         g->any_diagnosis = true;
-        if (o->format == FORMAT_TEXT) report_diagnosis_text(stdout, g->s->course, e, r, &g->ds[i]);
+        if (o->format == FORMAT_TEXT) print_report(g->s->course, e, r, &g->ds[i]);
     }
     if (o->format == FORMAT_TEXT && i + 1 < g->count) putchar('\n');
     fflush(stdout);

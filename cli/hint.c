@@ -25,7 +25,7 @@ int cmd_hint(Session *s, const char *key) {
     if (notice) fprintf(stderr, "gpucourse: warning: %s\n", notice);
     free(notice);
     for (int i = 0; i < h.shown; i++)
-        fprintf_visible(stdout, "Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count,
+        fprintf_wrapped(stdout, WRAP_PROSE, "Hint %d of %d%s\n%s\n\n", i + 1, e->hints.count,
                         i + 1 == h.shown && h.revealed ? " (new)" : "", e->hints.items[i]);
     if (h.shown == e->hints.count)
         printf(h.revealed ? "That was the last hint for %s.\n" : "No more hints for %s: these are all of them.\n",

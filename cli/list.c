@@ -16,11 +16,13 @@ int cmd_list(Session *s) {
         fprintf_visible(stdout, "\nChapter %d: %s  (%d/%d passed)\n", c + 1, ch->title, passed, ch->count);
         for (int i = 0; i < ch->count; i++) {
             Exercise *e = &s->course->exercises[ch->first + i];
-            fprintf_visible(stdout, "  %s %s  %-*s  %s\n", status_mark(status_of(s, e)), e->id, name_width, e->name,
-                            e->summary);
+            /* a summary longer than the line (check-course says so) goes on under itself */
+            fprintf_wrapped(stdout, 14 + name_width, "  %s %s  %-*s  %s\n", status_mark(status_of(s, e)), e->id,
+                            name_width, e->name, e->summary);
         }
     }
-    printf("\n[ ] not started  [~] attempted  [c] compiles  [=] correct, not fast enough  [x] passed\n");
+    fprintf_wrapped(stdout, WRAP_LABELS,
+                    "\n[ ] not started  [~] attempted  [c] compiles  [=] correct, too slow  [x] passed\n");
     Exercise *next = next_exercise(s);
     if (next) printf("Next: %s (gpucourse show %s)\n", next->id, next->id);
     else printf("Every exercise passed. Well done.\n");

@@ -132,7 +132,7 @@ int parse_options(int argc, char **argv, Options *o) {
             break;
         case 'h':
             if (rc) break;
-            fputs(usage_text, stdout);
+            fprintf_wrapped(stdout, WRAP_LABELS, "%s", usage_text);
             return -1;
         case 'V':
             if (rc) break;

@@ -699,9 +699,26 @@ static void find_placeholders(Yaml *y, yaml_node_t *n, Exercise *e) {
     strlist_free(&what);
 }
 
+/* e->summary_long: the summary (or the title, which a list shows where
+ * there is none) is longer than a list's line leaves it. */
+static void check_summary_length(Yaml *y, yaml_node_t *n, Exercise *e) {
+    const yaml_node_t *at = map_get(y, n, "summary");
+    const char *what = at ? "the summary" : "the title (a list's summary when there is none)";
+    if (!at) at = map_get(y, n, "title");
+    int chars = 0;
+    for (const char *s = e->summary; *s; s++) chars += ((unsigned char)*s & 0xc0) != 0x80;
+    if (chars <= MAX_SUMMARY) return;
+    char *msg = xprintf("%s is %d characters; a list shows %d (one line at 80 columns): shorten it%s", what, chars,
+                        MAX_SUMMARY, at == map_get(y, n, "title") ? ", or add a summary" : "");
+    e->summary_long = located(y, at, msg);
+    free(msg);
+}
+
 void course_check_content(const Course *c, StrList *problems) {
-    for (int i = 0; i < c->nexercises; i++)
+    for (int i = 0; i < c->nexercises; i++) {
         if (c->exercises[i].placeholders) strlist_add(problems, c->exercises[i].placeholders);
+        if (c->exercises[i].summary_long) strlist_add(problems, c->exercises[i].summary_long);
+    }
 }
 
 /* check_order: false when an earlier chapter could not be read, so that this
@@ -763,6 +780,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     }
     e->summary = get_string(y, n, "summary", false);
     if (!e->summary) e->summary = xstrdup(e->title ? e->title : "");
+    check_summary_length(y, n, e);
     e->task = get_string(y, n, "task", true);
     parse_sizes(y, n, e);
 
@@ -1047,6 +1065,7 @@ static void exercise_free(Exercise *e) {
     free(e->floors_why);
     free(e->library);
     free(e->placeholders);
+    free(e->summary_long);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_sass);

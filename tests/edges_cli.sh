@@ -202,7 +202,7 @@ t_wait_settings() {
     for v in abc 1e999 -5 0 '10 s' 100000; do
         for var in GPUCOURSE_GPU_WAIT GPUCOURSE_LAUNCH_WAIT; do
             env "$var=$v" "$GC" grade ex01 >"$T/got" 2>&1; rc=$?
-            [ $rc = 65 ] && grep -qF "$var='$v' is not a number of seconds" "$T/got" ||
+            [ $rc = 65 ] && joined "$T/got" | grep -qF "$var='$v' is not a number of seconds" ||
                 { echo "$var='$v': exit $rc"; cat "$T/got"; return 1; }
         done
     done
