@@ -108,7 +108,7 @@ int cmd_show(Session *s, const char *key);                      /* show.c */
 int cmd_hint(Session *s, const char *key);                      /* hint.c */
 int cmd_solution(Session *s, const char *key);                  /* solution.c */
 int cmd_reset(Session *s, const char *key);                     /* reset.c */
-int cmd_progress(Session *s);                                   /* progress.c */
+int cmd_progress(Session *s, const Options *o);                 /* progress.c */
 int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, bool why); /* grade.c */
 int cmd_check_course(const Options *o, const char *const *keys, int nkeys);                /* check_course.c */
 typedef struct ExerciseCheck ExerciseCheck;

@@ -2,7 +2,23 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+/* doctor --format json: each line a member of "checks" (README.md,
+ * "progress and doctor as JSON"); how many so far. */
+static bool doctor_json;
+static int doctor_checks;
+
 static void doctor_line(bool ok, const char *what, const char *detail, const char *fix) {
+    if (doctor_json) {
+        fputs(doctor_checks++ ? ",\n    {\"check\": " : "\n    {\"check\": ", stdout);
+        json_string(stdout, what);
+        printf(", \"ok\": %s, \"detail\": ", ok ? "true" : "false");
+        json_string(stdout, detail);
+        fputs(", \"fix\": ", stdout);
+        if (!ok && fix) json_string(stdout, fix);
+        else fputs("null", stdout);
+        fputc('}', stdout);
+        return;
+    }
     /* a long detail or fix goes on under itself */
     fprintf_wrapped(stdout, 22, "%-8s %-12s %s\n", ok ? "ok" : "MISSING", what, detail);
     if (!ok && fix) fprintf_wrapped(stdout, 27, "%-8s %-12s fix: %s\n", "", "", fix);
@@ -10,6 +26,8 @@ static void doctor_line(bool ok, const char *what, const char *detail, const cha
 
 int cmd_doctor(const Options *o) {
     int code = 0;
+    doctor_json = o->format == FORMAT_JSON;
+    if (doctor_json) fputs("{\n  \"checks\": [", stdout);
     Toolchain t;
     if (toolchain_find(&t) == 0) {
         char *d = xprintf("%s (CUDA %s)", t.nvcc, t.version ? t.version : "unknown version");
@@ -59,7 +77,9 @@ int cmd_doctor(const Options *o) {
             gpu_unlock(&lock);
             free(path);
         }
-        if (g.cc_major != 9)
+        if (g.cc_major != 9 && doctor_json)
+            doctor_line(false, "hopper", "the course targets Hopper (sm_90a); this GPU cannot run its code", NULL);
+        else if (g.cc_major != 9)
             fprintf_wrapped(stdout, 22, "%-8s %-12s the course targets Hopper (sm_90a); this GPU cannot run its code\n",
                             "WARNING", "");
     } else {
@@ -150,5 +170,8 @@ int cmd_doctor(const Options *o) {
         code = EXIT_SETUP;
     }
     toolchain_free(&t);
+    if (doctor_json)
+        printf("%s],\n  \"ok\": %s,\n  \"exit_code\": %d,\n  \"error\": null\n}\n", doctor_checks ? "\n  " : "",
+               code == 0 ? "true" : "false", code);
     return code;
 }

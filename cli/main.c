@@ -52,8 +52,9 @@ const char usage_text[] =
     "\n"
     "options:\n"
     "  --format text|json|junit   output of grade and why (default text);\n"
-    "                             check-course: text or json; other commands\n"
-    "                             print text and refuse json or junit (64)\n"
+    "                             check-course, progress and doctor: text or json;\n"
+    "                             other commands print text and refuse json or\n"
+    "                             junit (64)\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --explain                  grade: after each failing grade, what why says\n"
     "  --trace                    grade: where each grading's time went, on stderr\n"
@@ -142,11 +143,16 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     int which = command_index(cmd);
     if (cmd && which < 0) return fail_unknown_command(cmd);
     /* --format shapes what grade, why and check-course print (class grade
-     * says its own); any other command prints text: refused, never ignored */
-    if (o->format != FORMAT_TEXT && (!cmd || (strcmp(cmd, "grade") && strcmp(cmd, "why") && strcmp(cmd, "check-course") &&
-                                              strcmp(cmd, "class"))))
-        return fail_usage("--format %s goes with grade, why and check-course; %s prints text",
-                          o->format == FORMAT_JSON ? "json" : "junit", cmd ? cmd : "the course app");
+     * says its own), and progress and doctor also write JSON; any other
+     * command prints text: refused, never ignored */
+    bool json_too = cmd && (!strcmp(cmd, "progress") || !strcmp(cmd, "doctor"));
+    if (o->format == FORMAT_JUNIT && json_too)
+        return fail_usage("--format junit goes with grade, why and check-course; %s writes text or json", cmd);
+    if (o->format != FORMAT_TEXT && !json_too &&
+        (!cmd || (strcmp(cmd, "grade") && strcmp(cmd, "why") && strcmp(cmd, "check-course") && strcmp(cmd, "class"))))
+        return fail_usage("--format %s goes with grade, why, check-course%s; %s prints text",
+                          o->format == FORMAT_JSON ? "json" : "junit", o->format == FORMAT_JSON ? ", progress and doctor" : "",
+                          cmd ? cmd : "the course app");
     if (cmd && !strcmp(cmd, "help")) {
         fprintf_wrapped(stdout, WRAP_LABELS, "%s", usage_text);
         return 0;
@@ -204,7 +210,7 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     else if (!strcmp(cmd, "reset")) rc = cmd_reset(&s, arg);
     else if (!strcmp(cmd, "bench")) rc = cmd_bench(&s, o);
     else if (!strcmp(cmd, "watch")) rc = run_app(&s, o, arg, true);
-    else rc = cmd_progress(&s);
+    else rc = cmd_progress(&s, o);
     session_close(&s);
     return rc;
 }
@@ -215,8 +221,17 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
  * stderr. */
 static void write_failure_document(const Options *o, const char *cmd) {
     bool check_course = cmd && !strcmp(cmd, "check-course");
-    if (!cmd || (command_index(cmd) >= 0 && strcmp(cmd, "grade") && strcmp(cmd, "why") && !check_course)) return;
-    if (o->format == FORMAT_JUNIT) {
+    bool progress = cmd && !strcmp(cmd, "progress"), doctor = cmd && !strcmp(cmd, "doctor");
+    bool json_too = (progress || doctor) && o->format == FORMAT_JSON;
+    if (!cmd || (command_index(cmd) >= 0 && strcmp(cmd, "grade") && strcmp(cmd, "why") && !check_course && !json_too))
+        return;
+    if (json_too) { /* the members of their own document, none filled */
+        if (progress) fputs("{\n  \"course\": null,\n  \"progress_file\": null,\n  \"exercises\": [],\n  \"passed\": 0,\n"
+                            "  \"total\": 0,\n  \"error\": ", stdout);
+        else printf("{\n  \"checks\": [],\n  \"ok\": false,\n  \"exit_code\": %d,\n  \"error\": ", failure.code);
+        json_failure(stdout);
+        fputs("\n}\n", stdout);
+    } else if (o->format == FORMAT_JUNIT) {
         char *name = xprintf("gpucourse %s", cmd);
         report_junit_error(stdout, name, failure.code, failure.message, &failure.details);
         free(name);

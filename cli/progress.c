@@ -8,7 +8,41 @@ static void best_text(const ExProgress *p, char *buf, size_t size) {
     else snprintf(buf, size, "-");
 }
 
-int cmd_progress(Session *s) {
+/* progress --format json: the table as one document, for a CI (README.md,
+ * "progress and doctor as JSON"): a member per column, null for none. */
+static void progress_json(Session *s) {
+    int passed = 0, n = s->course->nexercises;
+    fputs("{\n  \"course\": ", stdout);
+    json_string(stdout, s->course->title);
+    fputs(",\n  \"progress_file\": ", stdout);
+    json_string(stdout, s->ws.progress);
+    fputs(",\n  \"exercises\": [", stdout);
+    for (int i = 0; i < n; i++) {
+        Exercise *e = &s->course->exercises[i];
+        ExProgress *p = progress_get(&s->progress, e->id, false);
+        ExStatus st = p ? p->status : ST_NOT_STARTED;
+        passed += st == ST_PASSED;
+        fputs(i ? ",\n    {\"id\": " : "\n    {\"id\": ", stdout);
+        json_string(stdout, e->id);
+        fputs(", \"name\": ", stdout);
+        json_string(stdout, e->name);
+        printf(", \"chapter\": %d, \"status\": \"%s\", \"attempts\": %d, \"hints_seen\": %d, \"hints\": %d, "
+               "\"best_vs_reference\": ", e->chapter + 1, status_key(st), p ? p->attempts : 0, p ? p->hints_seen : 0,
+               e->hints.count);
+        json_number(stdout, p && p->best_vs_reference > 0 ? p->best_vs_reference : NAN); /* NaN: null */
+        fputs(", \"last_verdict\": ", stdout);
+        if (p && p->last_verdict[0]) json_string(stdout, p->last_verdict);
+        else fputs("null", stdout);
+        fputc('}', stdout);
+    }
+    printf("%s],\n  \"passed\": %d,\n  \"total\": %d,\n  \"error\": null\n}\n", n ? "\n  " : "", passed, n);
+}
+
+int cmd_progress(Session *s, const Options *o) {
+    if (o->format == FORMAT_JSON) {
+        progress_json(s);
+        return 0;
+    }
     /* the widest cell sets each column, so that a long name or a big count
      * does not push the rest of its row out of line */
     int id_w = 4, name_w = 4, status_w = 6, attempts_w = 8, best_w = 8;

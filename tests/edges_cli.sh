@@ -241,4 +241,53 @@ t_other_courses_words() { code_is 64 "$GC" run && has_err "here it is 'grade'" &
                          ! has_err "here it is" >/dev/null; }
 check "rustlings' run, verify, next and status: usage error 64 naming the command that does it here" t_other_courses_words
 
+# progress and doctor as JSON (what a CI wants; README.md, "progress and
+# doctor as JSON"), the commands that print text refuse it (the newcomer audit 2.3)
+t_progress_json() (
+    export GPUCOURSE_WORKSPACE="$T/pj" &&
+        code_is 0 "$GC" hint ex02 && code_is 77 "$GC" grade ex01 && code_is 0 "$GC" progress --format json &&
+        python3 - "$T/got" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"course", "progress_file", "exercises", "passed", "total", "error"}, d.keys()
+assert d["error"] is None and d["passed"] == 0 and d["total"] == len(d["exercises"]) > 40, d
+one, two = d["exercises"][0], d["exercises"][1]
+assert set(one) == {"id", "name", "chapter", "status", "attempts", "hints_seen", "hints", "best_vs_reference",
+                    "last_verdict"}, one
+assert (one["id"], one["name"], one["chapter"], one["status"], one["attempts"], one["last_verdict"]) == \
+       ("ex01", "vector_add", 1, "compiles", 1, "skipped"), one
+assert one["best_vs_reference"] is None and (two["hints_seen"], two["hints"]) == (1, 3), two
+PY
+)
+check "progress --format json: every exercise's status, attempts, hints and last verdict, valid JSON" t_progress_json
+t_doctor_json() {
+    "$GC" doctor >/dev/null 2>&1; text=$?
+    "$GC" doctor --format json >"$T/got" 2>"$T/goterr"; json=$?
+    [ "$json" = "$text" ] || { echo "exit $json, text exit $text"; return 1; }
+    python3 - "$T/got" "$json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_code"] == int(sys.argv[2]) and d["ok"] == (d["exit_code"] == 0) and d["error"] is None, d
+checks = {c["check"]: c for c in d["checks"]}
+assert {"nvcc", "gpu", "sandbox", "course"} <= set(checks), checks.keys()
+for c in d["checks"]:
+    assert set(c) == {"check", "ok", "detail", "fix"} and (c["fix"] is None or not c["ok"]), c
+assert checks["gpu"]["ok"] or checks["gpu"]["fix"], checks["gpu"]
+PY
+}
+check "doctor --format json: each check with ok, detail and fix; the text's exit code" t_doctor_json
+t_json_errors() {
+    code_is 65 "$GC" --course "$T/nowhere" progress --format json &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["exercises"] == [] and d["error"]["exit_code"] == 65, d' "$T/got" &&
+        code_is 64 "$GC" doctor --format json --seed -5 &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["checks"] == [] and d["error"]["kind"] == "usage", d' "$T/got" &&
+        for cmd in list "show ex01" "hint ex01" "solution ex01"; do
+            # shellcheck disable=SC2086
+            code_is 64 "$GC" $cmd --format json && has_err "goes with grade, why, check-course, progress and doctor" &&
+                [ ! -s "$T/got" ] || { echo "for $cmd"; return 1; }
+        done &&
+        code_is 64 "$GC" progress --format junit && has_err "progress writes text or json"
+}
+check "progress and doctor --format json after an error: their document with its error; list, show, hint, solution refuse json (64)" t_json_errors
+
 echo "1..$n"
