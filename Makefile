@@ -36,7 +36,7 @@ TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
 TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
 # The command line: main.c (help, table, dispatch), what the commands share, one file per command.
 CLI_SRCS := cli/main.c cli/options.c cli/session.c cli/gradings.c \
-            cli/list.c cli/show.c cli/hint.c cli/solution.c cli/reset.c cli/progress.c cli/grade.c \
+            cli/list.c cli/show.c cli/lesson.c cli/hint.c cli/solution.c cli/reset.c cli/progress.c cli/grade.c \
             cli/check_course.c cli/calibrate.c cli/bench.c cli/doctor.c cli/new.c cli/class.c cli/app.c
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules

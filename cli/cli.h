@@ -105,6 +105,8 @@ void result_from_worker(GradeResult *r, const char *reply, size_t len, const cha
 
 int cmd_list(Session *s);                                       /* list.c */
 int cmd_show(Session *s, const char *key);                      /* show.c */
+char *markdown_text(const char *markdown, int width);
+int cmd_lesson(Session *s, const Options *o, const char *key);  /* lesson.c */
 int cmd_hint(Session *s, const char *key);                      /* hint.c */
 int cmd_solution(Session *s, const char *key);                  /* solution.c */
 int cmd_reset(Session *s, const char *key);                     /* reset.c */

@@ -11,6 +11,8 @@ const char usage_text[] =
     "commands:\n"
     "  list                 chapters and exercises with your status\n"
     "  show [EX]            the task of an exercise and where its file is\n"
+    "  lesson [EX|CHAPTER]  the lesson of EX's chapter, or of CHAPTER (04-scans,\n"
+    "                       scans, or --chapter 4); through $PAGER on a terminal\n"
     "  grade [EX...]        compile, check and time your solution (each one named)\n"
     "  grade --chapter N    every exercise of chapter N\n"
     "  grade --all          every exercise of the course\n"
@@ -103,7 +105,8 @@ static const struct {
                  exercise when none; 4: takes one EX, the current exercise when none */
 } commands[] = {{"list", 0},  {"show", 4},     {"grade", 3},  {"hint", 4},          {"solution", 1},
                 {"reset", 1}, {"progress", 0}, {"bench", 0},  {"watch", 2},         {"why", 4},
-                {"help", -1}, {"doctor", -1},  {"new", -1},   {"check-course", -1}, {"class", -1}};
+                {"help", -1}, {"doctor", -1},  {"new", -1},   {"check-course", -1}, {"class", -1},
+                {"lesson", 4}};
 
 static int command_index(const char *name) {
     for (size_t i = 0; name && i < ARRAY_SIZE(commands); i++)
@@ -130,7 +133,6 @@ static int fail_unknown_command(const char *typed) {
         {"test", "'grade' (with no exercise: the current one)"},
         {"next", "'show' (with no exercise: the current one)"},
         {"status", "'progress'"},
-        {"lesson", "'show EX' (where its lesson is), or the app's l key (gpucourse)"},
     };
     for (size_t i = 0; i < ARRAY_SIZE(elsewhere); i++)
         if (!strcmp(typed, elsewhere[i].word))
@@ -171,8 +173,10 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
 
     bool grade = cmd && !strcmp(cmd, "grade"), grade_many = grade && (o->all || o->chapter);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
-    if (!grade && (o->all || (o->chapter && strcmp(cmd ? cmd : "", "bench"))))
-        return fail_usage("%s", "--all and --chapter go with grade (--chapter also with bench)");
+    bool lesson = cmd && !strcmp(cmd, "lesson");
+    if (!grade && (o->all || (o->chapter && strcmp(cmd ? cmd : "", "bench") && !lesson)))
+        return fail_usage("%s", "--all and --chapter go with grade (--chapter also with bench and lesson)");
+    if (lesson && o->chapter && nargs) return fail_usage("%s", "lesson takes an exercise, a chapter or --chapter N");
     if (grade_many && nargs) return fail_usage("grade takes exercises, --chapter N or --all: one of them");
     if (which >= 0 && commands[which].args == 1 && !nargs)
         return fail_usage("'%s' needs an exercise, like ex01", cmd);
@@ -188,7 +192,7 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     /* show, hint, grade and why without an exercise: the current one, the
      * first not passed (as rustlings' hint), said on stderr */
     const char *current[1];
-    if (which >= 0 && commands[which].args >= 3 && !nargs && !grade_many) {
+    if (which >= 0 && commands[which].args >= 3 && !nargs && !grade_many && !(lesson && o->chapter)) {
         const Exercise *next = next_exercise(&s);
         if (!next) {
             session_close(&s);
@@ -203,6 +207,7 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (!cmd) rc = tui_can_draw() ? run_app(&s, o, NULL, false) : cmd_start(&s);
     else if (!strcmp(cmd, "list")) rc = cmd_list(&s);
     else if (!strcmp(cmd, "show")) rc = cmd_show(&s, arg);
+    else if (lesson) rc = cmd_lesson(&s, o, arg);
     else if (!strcmp(cmd, "grade")) rc = cmd_grade(&s, o, args, nargs, false);
     else if (!strcmp(cmd, "why")) rc = cmd_grade(&s, o, args, nargs, true);
     else if (!strcmp(cmd, "hint")) rc = cmd_hint(&s, arg);

@@ -2,6 +2,22 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "../tui/markdown.h"
+
+/* Markdown (a task, a lesson) as plain text wrapped to width columns: the
+ * app's renderer (tui/markdown.c) without its styles, made visible. */
+char *markdown_text(const char *markdown, int width) {
+    Doc d = {0};
+    md_render(&d, markdown, width);
+    StrBuf sb = {0};
+    for (int i = 0; i < d.count; i++) {
+        sb_add_visible(&sb, d.lines[i].text ? d.lines[i].text : "", d.lines[i].len);
+        sb_add(&sb, "\n", 1);
+    }
+    doc_free(&d);
+    return sb_take(&sb);
+}
+
 int cmd_show(Session *s, const char *key) {
     Exercise *e = find_exercise(s, key);
     if (!e) return EXIT_USAGE;
@@ -9,9 +25,13 @@ int cmd_show(Session *s, const char *key) {
     char *file = workspace_exercise_path(&s->ws, e);
     Chapter *ch = &s->course->chapters[e->chapter];
     fprintf_wrapped(stdout, WRAP_LABELS, "%s %s: %s\n", e->id, e->name, e->title);
-    fprintf_wrapped(stdout, WRAP_LABELS, "Chapter %d: %s (lesson: %s)\n\n", e->chapter + 1, ch->title, ch->lesson_path);
-    fprintf_wrapped(stdout, WRAP_PROSE, "%s\n", e->task);
-    if (e->task[0] && e->task[strlen(e->task) - 1] != '\n') putchar('\n');
+    fprintf_wrapped(stdout, WRAP_LABELS, "Chapter %d: %s (its lesson: gpucourse lesson %s)\n\n", e->chapter + 1,
+                    ch->title, e->id);
+    char *task = markdown_text(e->task, output_width(stdout)); /* the task as text, not markdown */
+    fputs(task, stdout);
+    if (task[0] && task[strlen(task) - 1] != '\n') putchar('\n');
+    putchar('\n');
+    free(task);
     fprintf_wrapped(stdout, 12, "Your file:  %s\n", file);
     printf("Status:     %s, %d attempt%s", status_name(p ? p->status : ST_NOT_STARTED), p ? p->attempts : 0,
            p && p->attempts == 1 ? "" : "s");

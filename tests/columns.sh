@@ -24,6 +24,15 @@ t_show_hint() {
     fits_80 "$T/all" && grep -q "^To pass:    correct at every size" "$T/all" && grep -q "^Hint 3 of 3" "$T/all"
 }
 check "show and every hint of all $count exercises: every line at most 80 columns" t_show_hint
+t_lessons() {
+    : >"$T/all"
+    for c in $(seq "$(sed -n 's/^Chapter \([0-9]*\):.*/\1/p' "$T/list" | tail -1)"); do
+        code_is 0 "$GC" lesson --chapter "$c" && cat "$T/got" >>"$T/all" || return 1
+    done
+    fits_80 "$T/all"
+}
+"$GC" list >"$T/list"
+check "lesson of every chapter: every line at most 80 columns" t_lessons
 t_doctor() { "$GC" doctor >"$T/got" 2>&1; fits_80 && has "fix: "; }
 check "doctor, its fix lines too: every line at most 80 columns" t_doctor
 t_grade_why() { code_is 77 "$GC" grade ex01 && has "^SKIPPED ex01" && fits_80 && { "$GC" why ex01 >"$T/got" 2>&1; :; } &&

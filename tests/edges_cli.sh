@@ -290,4 +290,36 @@ t_json_errors() {
 }
 check "progress and doctor --format json after an error: their document with its error; list, show, hint, solution refuse json (64)" t_json_errors
 
+# show prints the task as text, and lesson prints a chapter's lesson (the
+# newcomer audit 2.4): the app's markdown renderer, without its styles
+t_show_text() {
+    code_is 0 "$GC" show ex02 && has "^\* Use 2D blocks (dim3 block(32, 8)) and a 2D grid" &&
+        has "(its lesson: gpucourse lesson ex02)" &&
+        ! sed -n '3,/^Your file:/p' "$T/got" | grep -n '`\|\*\*\|^#' || { cat "$T/got"; return 1; }
+}
+check "show: the task as text (no backticks, ** or #), and the lesson's command" t_show_text
+t_lesson() {
+    code_is 0 "$GC" lesson ex02 && has "^Chapter 1: The thread hierarchy\$" && has "^Kernels and launches\$" &&
+        ! grep -q '^#\|`' "$T/got" && fits_80 &&
+        for how in scans 04-scans "--chapter 4" ex11; do
+            # shellcheck disable=SC2086
+            code_is 0 "$GC" lesson $how && [ "$(head -1 "$T/got")" = "Chapter 4: Prefix scans" ] ||
+                { echo "for lesson $how"; return 1; }
+        done &&
+        (export GPUCOURSE_WORKSPACE="$T/lesson-ws" && code_is 0 "$GC" lesson && has "^Chapter 1: " &&
+            has_err "ex01, the first exercise not passed yet") &&
+        code_is 64 "$GC" lesson nope && has_err "no exercise 'nope'" &&
+        code_is 64 "$GC" lesson --chapter 3 ex01 && has_err "an exercise, a chapter or --chapter N" &&
+        code_is 64 "$GC" lesson --chapter 99 && has_err "chapters are 1 to"
+}
+check "lesson EX, CHAPTER (04-scans, scans), --chapter N, or the current one: the lesson as text; bad ones 64" t_lesson
+t_lesson_pager() {
+    command -v script >/dev/null || { echo "# SKIP no script(1)"; return 0; }
+    PAGER="sed s/^/paged:/" script -qc "'$GC' lesson ex01" /dev/null | tr -d '\r' >"$T/got" &&
+        has "^paged:Chapter 1: The thread hierarchy\$" && has "^paged:Kernels and launches" &&
+        PAGER=/nonexistent/pager script -qc "'$GC' lesson ex01" /dev/null | tr -d '\r' >"$T/got" &&
+        has "the pager '/nonexistent/pager' did not run" && has "^Chapter 1: The thread hierarchy\$"
+}
+check "lesson on a terminal: through \$PAGER (split at blanks); one that does not run: said, the lesson printed" t_lesson_pager
+
 echo "1..$n"
