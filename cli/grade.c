@@ -130,6 +130,12 @@ int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, 
         print_throughput(stdout, graded, now_seconds() - start, at_once, gpus);
         printf("%d passed, %d failed, %d skipped\n", passed, graded - passed - skipped, skipped);
     }
+    bool skipped = false;
+    for (int i = 0; i < graded; i++) skipped |= g.rs[i].verdict == V_SKIPPED;
+    if (o->format == FORMAT_TEXT && skipped) /* as the app's card says it: once, after the reports */
+        fprintf_wrapped(stdout, WRAP_PROSE, "\nSkipped: grading runs your code on an NVIDIA GPU (Hopper, sm_90a), and "
+                        "this machine has none, so nothing was checked or timed; this is not a failure. "
+                        "'gpucourse doctor' says what is missing.\n");
     int code = combined_exit(g.rs, graded);
     for (int i = 0; i < graded; i++) grade_result_free(&g.rs[i]);
     free(g.rs);

@@ -508,7 +508,7 @@ static int hang_of(const char *line, size_t len, int width, int hang) {
     size_t lead = strspn(line, " ");
     if (lead > len) lead = len;
     size_t at = lead, marker = 0;
-    if (at + 1 < len && strchr("-*+", line[at]) && line[at + 1] == ' ') marker = 2;
+    if (at + 1 < len && strchr("-*+|", line[at]) && line[at + 1] == ' ') marker = 2; /* | : a quoted log */
     size_t digits = strspn(line + at, "0123456789");
     if (digits && at + digits + 1 < len && strchr(".)", line[at + digits]) && line[at + digits + 1] == ' ')
         marker = digits + 2;

@@ -128,7 +128,7 @@ int output_width(FILE *out);
 /* Where a line broken by sb_add_wrapped goes on: at column hang (>= 0), or
  * as it says (its first line as it was, a column found in it). */
 enum {
-    WRAP_PROSE = -1,  /* under its own start: its leading blanks and a list marker ("- ", "1. ") */
+    WRAP_PROSE = -1,  /* under its own start: its leading blanks and a list marker ("- ", "1. ", "| ") */
     WRAP_LABELS = -2, /* under the text after its label: "  compile    ok", "To pass:    ...",
                          "SKIPPED ex01: ..."; else as WRAP_PROSE */
 };

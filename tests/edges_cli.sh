@@ -322,4 +322,22 @@ t_lesson_pager() {
 }
 check "lesson on a terminal: through \$PAGER (split at blanks); one that does not run: said, the lesson printed" t_lesson_pager
 
+# the no-GPU text (the newcomer audit 2.6): grade names doctor as the app's
+# card does, why says the reason once, the compile log's paths open anywhere
+t_nogpu_text() (
+    export GPUCOURSE_WORKSPACE="$T/nogpu" &&
+        code_is 77 "$GC" grade ex01 && has "this is not a failure" && has "'gpucourse doctor' says what is missing" &&
+        { "$GC" why ex01 >"$T/got" 2>&1; :; } && has "^why ex01: no diagnosis: nothing ran: no GPU" &&
+        [ "$(joined "$T/got" | grep -o 'no GPU: ' | wc -l)" = 1 ] || { cat "$T/got"; exit 1; }
+)
+check "no GPU: grade names 'gpucourse doctor'; why says the reason once" t_nogpu_text
+t_log_paths() (
+    export GPUCOURSE_WORKSPACE="$T/logpaths" && "$GC" list >/dev/null &&
+        echo 'int broken = ;' >>"$T/logpaths/exercises/ex02_flip_lr.cu" &&
+        code_is 3 "$GC" grade ex02 && has "| $T/logpaths/exercises/ex02_flip_lr.cu([0-9]*): error" &&
+        ! grep -q "| exercises/" "$T/got" &&
+        code_is 3 "$GC" grade ex02 --format json && has "$T/logpaths/exercises/ex02_flip_lr.cu("
+)
+check "a compile error's log names the file by its absolute path (text and JSON)" t_log_paths
+
 echo "1..$n"
