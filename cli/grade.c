@@ -123,6 +123,12 @@ int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, 
     int graded = g.graded;
     if (o->format == FORMAT_JSON) report_json_diagnosed(stdout, list, g.rs, g.any_diagnosis ? g.ds : NULL, graded);
     if (o->format == FORMAT_JUNIT) report_junit(stdout, list, g.rs, graded);
+    bool any_skipped = false;
+    for (int i = 0; i < graded; i++) any_skipped |= g.rs[i].verdict == V_SKIPPED;
+    if (o->format == FORMAT_TEXT && any_skipped) /* as the app's card says it: once, after the reports, before the totals */
+        fprintf_wrapped(stdout, WRAP_PROSE, "\nSkipped: grading runs your code on an NVIDIA GPU (Hopper, sm_90a), and "
+                        "this machine has none, so nothing was checked or timed; this is not a failure. "
+                        "'gpucourse doctor' says what is missing.\n");
     if (o->format == FORMAT_TEXT && count > 1) {
         int passed = 0, skipped = 0;
         for (int i = 0; i < graded; i++) passed += g.rs[i].verdict == V_PASS, skipped += g.rs[i].verdict == V_SKIPPED;
@@ -130,12 +136,6 @@ int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, 
         print_throughput(stdout, graded, now_seconds() - start, at_once, gpus);
         printf("%d passed, %d failed, %d skipped\n", passed, graded - passed - skipped, skipped);
     }
-    bool skipped = false;
-    for (int i = 0; i < graded; i++) skipped |= g.rs[i].verdict == V_SKIPPED;
-    if (o->format == FORMAT_TEXT && skipped) /* as the app's card says it: once, after the reports */
-        fprintf_wrapped(stdout, WRAP_PROSE, "\nSkipped: grading runs your code on an NVIDIA GPU (Hopper, sm_90a), and "
-                        "this machine has none, so nothing was checked or timed; this is not a failure. "
-                        "'gpucourse doctor' says what is missing.\n");
     int code = combined_exit(g.rs, graded);
     for (int i = 0; i < graded; i++) grade_result_free(&g.rs[i]);
     free(g.rs);
