@@ -34,6 +34,11 @@ CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/state.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
 TUI_LIBS := $(CMARK_LIBS) $(NCURSES_LIBS) -lm
+# The command line: main.c (help, table, dispatch), what the commands share, one file per command.
+CLI_SRCS := cli/main.c cli/options.c cli/session.c cli/gradings.c \
+            cli/list.c cli/show.c cli/lesson.c cli/hint.c cli/solution.c cli/reset.c cli/progress.c cli/grade.c \
+            cli/check_course.c cli/calibrate.c cli/bench.c cli/doctor.c cli/new.c cli/class.c cli/app.c
+CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules
 TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
@@ -53,7 +58,7 @@ $(B)/%.o: %.c | deps
 $(TUI_OBJS): ALL_CFLAGS += $(NCURSES_CFLAGS)
 $(B)/grader/gpulock.o: ALL_CFLAGS += -DGPUCOURSE_SHARED_LOCK_DIR='"$(LOCK_DIR)"'
 
-$(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(B)/cli/main.o
+$(B)/gpucourse: $(CORE_OBJS) $(TUI_OBJS) $(CLI_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(TUI_LIBS) $(LDLIBS)
 
 $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJS)
@@ -79,7 +84,7 @@ run: $(B)/gpucourse
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh tests/cli.sh tests/fixtures.sh tests/snippets.sh $(TEST_BINS) tests/deps.sh tests/split_k_plan.sh tests/pmwitness.sh \
+	@tests/run.sh tests/cli.sh tests/columns.sh tests/fixtures.sh tests/snippets.sh $(TEST_BINS) tests/deps.sh tests/split_k_plan.sh tests/pmwitness.sh \
 		tests/errata.sh tests/gpus.sh tests/gpulock.sh tests/nogpu.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh \
 		tests/edges_course.sh tests/layers.sh tests/authoring.sh tests/runner_box.sh tests/class_data.sh tests/run_progress.sh \
 		--serial tests/tui.sh tests/edges_tui.sh tests/tui_places.sh tests/slurm.sh

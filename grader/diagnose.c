@@ -647,7 +647,8 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
     default:
         if (r->verdict == V_COMPILE_ERROR)
             snprintf(d->why_not, sizeof d->why_not, "your file did not compile: the compiler's messages above say where");
-        else if (r->verdict == V_SKIPPED) snprintf(d->why_not, sizeof d->why_not, "nothing ran: %.380s", r->reason);
+        else if (r->verdict == V_SKIPPED) /* the grade's reason is said once, by the grade */
+            snprintf(d->why_not, sizeof d->why_not, "nothing ran: no GPU (the grade above says why)");
         else if (r->verdict == V_GPU_BUSY)
             snprintf(d->why_not, sizeof d->why_not, "other processes are using the GPU: ask again when it is free");
         else snprintf(d->why_not, sizeof d->why_not, "nothing of yours ran (%s)", verdict_title(r->verdict));

@@ -1417,10 +1417,11 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
     char *kept_log = NULL;
     unsigned kept_repairs = 0;
     if (libcache_lookup(student_cu, student_so, key, &kept_log, &kept_repairs)) { /* unchanged since its build */
-        r->compile_log = kept_log;
+        r->compile_log = toolchain_log_paths(kept_log, student_cu); /* its paths open from anywhere */
         r->compiler_repairs = kept_repairs;
         r->compile_reused = true;
         if (o && o->on_output) o->on_output(kept_log, strlen(kept_log), o->ctx);
+        free(kept_log);
         return true;
     }
     int timeout_s = o && o->timeout_s ? o->timeout_s : COMPILE_TIMEOUT_S;
@@ -1437,7 +1438,7 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
     char *refused = NULL; /* an #include that the compiler's box refused */
     /* no log when nvcc did not finish: a report would call the compile ok */
     if (!cres.interrupted && !cres.timed_out) {
-        r->compile_log = xstrdup(cres.output);
+        r->compile_log = toolchain_log_paths(cres.output, student_cu); /* its paths open from anywhere */
         r->compile_log_dropped = cres.output_dropped;
     }
     if (compiled && !cres.output_dropped) libcache_store(student_cu, student_so, key, cres.output, r->compiler_repairs);

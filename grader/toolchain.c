@@ -962,3 +962,22 @@ char *gpu_visible_env(const GpuInfo *g, const char *uuid) {
     if (g->count <= 1 || !uuid || !*uuid) return NULL;
     return xprintf("CUDA_VISIBLE_DEVICES=%s", uuid);
 }
+
+char *toolchain_log_paths(const char *log, const char *source) {
+    char *dir = path_dirname(source), *target = absolute_path(dir);
+    const char *name = strrchr(target, '/') ? strrchr(target, '/') + 1 : "";
+    size_t name_len = strlen(name), n = strlen(log);
+    StrBuf sb = {0};
+    for (size_t i = 0; i < n;) {
+        bool starts = i == 0 || strchr(" \t\n\"'(`", log[i - 1]);
+        if (starts && name_len && name_len < n - i && !strncmp(log + i, name, name_len) && log[i + name_len] == '/') {
+            sb_puts(&sb, target);
+            i += name_len;
+        } else {
+            sb_add(&sb, log + i++, 1);
+        }
+    }
+    free(dir);
+    free(target);
+    return sb_take(&sb);
+}

@@ -80,6 +80,11 @@ bool toolchain_confined(char *why, size_t size);
  * host preprocessor's "FILE:LINE:COL: fatal error: PATH: Permission
  * denied"), malloc'd; NULL when there is none. */
 char *toolchain_refused_include(const char *log);
+/* The compiler's log of source as a student reads it: nvcc names files
+ * through links in its directory (exercises/ex02_flip_lr.cu(46): ...);
+ * each such path made absolute, so that it opens from any directory
+ * (malloc'd). The log as nvcc wrote it is what the checks read. */
+char *toolchain_log_paths(const char *log, const char *source);
 
 /* What the compiler read of a BUILD_PREPROCESSED output that came from
  * outside the toolkit and the system's headers: the source's own text and

@@ -722,6 +722,21 @@ static void find_scaffold_lines(const char *path, const char *rel, const char *c
     free(text);
 }
 
+/* e->summary_long: the summary (or the title, which a list shows where
+ * there is none) is longer than a list's line leaves it. */
+static void check_summary_length(Yaml *y, yaml_node_t *n, Exercise *e) {
+    const yaml_node_t *at = map_get(y, n, "summary");
+    const char *what = at ? "the summary" : "the title (a list's summary when there is none)";
+    if (!at) at = map_get(y, n, "title");
+    int chars = 0;
+    for (const char *s = e->summary; *s; s++) chars += ((unsigned char)*s & 0xc0) != 0x80;
+    if (chars <= MAX_SUMMARY) return;
+    char *msg = xprintf("%s is %d characters; a list shows %d (one line at 80 columns): shorten it%s", what, chars,
+                        MAX_SUMMARY, at == map_get(y, n, "title") ? ", or add a summary" : "");
+    e->summary_long = located(y, at, msg);
+    free(msg);
+}
+
 void course_check_content(const Course *c, StrList *problems) {
     static const char *const lesson[] = {SCAFFOLD_LESSON_TODO, NULL};
     static const char *const stub[] = {SCAFFOLD_STUB_IDEA_TODO, SCAFFOLD_STUB_FILL_TODO, NULL};
@@ -736,6 +751,7 @@ void course_check_content(const Course *c, StrList *problems) {
     for (int i = 0; i < c->nexercises; i++) {
         const Exercise *e = &c->exercises[i];
         if (e->placeholders) strlist_add(problems, e->placeholders);
+        if (e->summary_long) strlist_add(problems, e->summary_long);
         char *path = course_stub_path(c, e), *rel = xprintf("exercises/%s", e->file);
         find_scaffold_lines(path, rel, stub,
                             "the stub's header is still gpucourse new's placeholder: say what the exercise teaches and "
@@ -810,6 +826,7 @@ static void parse_exercise(Course *c, Yaml *y, yaml_node_t *n, Exercise *e, bool
     }
     e->summary = get_string(y, n, "summary", false);
     if (!e->summary) e->summary = xstrdup(e->title ? e->title : "");
+    check_summary_length(y, n, e);
     e->task = get_string(y, n, "task", true);
     e->lesson_section = get_string(y, n, "lesson_section", false);
     if (e->lesson_section && !has_string(sections, e->lesson_section))
@@ -1108,6 +1125,7 @@ static void exercise_free(Exercise *e) {
     free(e->floors_why);
     free(e->library);
     free(e->placeholders);
+    free(e->summary_long);
     strlist_free(&e->hints);
     strlist_free(&e->required_sass);
     strlist_free(&e->forbidden_sass);

@@ -10,6 +10,9 @@
 enum { MAX_SIZE_ARGS = 3, MAX_TIMING_SIZES = 4 };
 /* A timeout_hint is said inside the verdict's one-paragraph reason. */
 enum { MAX_TIMEOUT_HINT = 600, MAX_FLOORS_WHY = 300 };
+/* A summary is one line of a list (gpucourse list, the app's course
+ * screen): 80 columns less the mark, the id and a name of 20 characters. */
+enum { MAX_SUMMARY = 46 };
 
 typedef struct {
     int count;                 /* size arguments: 1 for n, 2 for rows, cols */
@@ -100,6 +103,8 @@ typedef struct Exercise {
     char *placeholders;        /* "file:line:col: ..." when its summary, task or hints still have a line that
                                 * starts TODO:, as gpucourse new writes them; else NULL. check-course's
                                 * problem, not the loader's: a draft can be tried */
+    char *summary_long;        /* "file:line:col: ..." when its summary is longer than a list shows
+                                * (MAX_SUMMARY); check-course's problem, as placeholders */
     DiagnoseRule diagnose[MAX_DIAGNOSE]; /* its own `diagnose:` entries, then its chapter's */
     int ndiagnose;
     int chapter;               /* index into Course.chapters */
@@ -162,7 +167,8 @@ Course *course_load(const char *root, StrList *problems);
 
 /* check-course's look at what a loaded course says, beyond what loading
  * needs: each exercise whose summary, task or hints are still gpucourse
- * new's TODO: placeholders appends its problem (Exercise.placeholders);
+ * new's TODO: placeholders appends its problem (Exercise.placeholders), and
+ * each whose summary is longer than MAX_SUMMARY (Exercise.summary_long);
  * each lesson, stub and reference that still holds one of the SCAFFOLD_
  * lines above appends "FILE:LINE:COL: ..." at the first. */
 void course_check_content(const Course *c, StrList *problems);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -479,6 +480,108 @@ void fprintf_visible(FILE *out, const char *fmt, ...) {
     if (n < 0) out_of_memory();
     StrBuf sb = {0};
     sb_add_visible(&sb, s, (size_t)n);
+    if (sb.len) fwrite(sb.buf, 1, sb.len, out);
+    sb_free(&sb);
+    free(s);
+}
+
+int output_width(FILE *out) {
+    struct winsize ws;
+    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+    return 80;
+}
+
+/* Columns of s[0..len): one a character (the course's texts and ours are
+ * not wide script), a tab to the next multiple of 8 from col. */
+static int columns(const char *s, size_t len, int col) {
+    int at = col;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\t') at = (at / 8 + 1) * 8;
+        else if (((unsigned char)s[i] & 0xc0) != 0x80) at++;
+    }
+    return at - col;
+}
+
+/* Where line's broken lines go on (sb_add_wrapped's hang). */
+static int hang_of(const char *line, size_t len, int width, int hang) {
+    if (hang >= 0) return hang < width - 20 ? hang : 0;
+    size_t lead = strspn(line, " ");
+    if (lead > len) lead = len;
+    size_t at = lead, marker = 0;
+    if (at + 1 < len && strchr("-*+|", line[at]) && line[at + 1] == ' ') marker = 2; /* | : a quoted log */
+    size_t digits = strspn(line + at, "0123456789");
+    if (digits && at + digits + 1 < len && strchr(".)", line[at + digits]) && line[at + digits + 1] == ' ')
+        marker = digits + 2;
+    int prose = columns(line, lead + marker, 0);
+    if (hang == WRAP_LABELS && !marker) {
+        /* a label's column: text after the last run of 2 or more blanks that
+         * starts in the first 40 columns; else after a "label: " there */
+        int label = -1;
+        for (size_t i = lead; i + 2 < len && columns(line, i, 0) < 40; i++)
+            if (line[i] != ' ' && line[i + 1] == ' ' && line[i + 2] == ' ') {
+                size_t j = i + 1 + strspn(line + i + 1, " ");
+                if (j < len) label = columns(line, j, 0);
+            }
+        for (size_t i = lead; label < 0 && i + 1 < len && columns(line, i, 0) < 40; i++)
+            if (line[i] == ':' && line[i + 1] == ' ') label = columns(line, i + 2, 0);
+        if (label > 0) prose = label;
+    }
+    return prose < width - 20 ? prose : 0;
+}
+
+/* One line (no newline) into sb, broken at blanks to width columns. */
+static void add_wrapped_line(StrBuf *sb, const char *line, size_t len, int width, int hang) {
+    if (columns(line, len, 0) <= width) { /* as it is, trailing blanks too */
+        sb_add(sb, line, len);
+        return;
+    }
+    while (len && line[len - 1] == ' ') len--; /* trailing blanks: nothing to show, and no line to break */
+    int go_on = hang_of(line, len, width, hang);
+    size_t i = strspn(line, " ");
+    if (i > len) i = len;
+    sb_add(sb, line, i);
+    int col = columns(line, i, 0);
+    bool line_start = true; /* nothing but the indent on this line yet */
+    while (i < len) {
+        size_t blanks = i;
+        while (i < len && line[i] == ' ') i++;
+        size_t word = i;
+        while (i < len && line[i] != ' ') i++;
+        int word_cols = columns(line + word, i - word, col + (int)(word - blanks));
+        if (!line_start && col + (int)(word - blanks) + word_cols > width) {
+            sb_printf(sb, "\n%*s", go_on, "");
+            col = go_on;
+        } else {
+            sb_add(sb, line + blanks, word - blanks);
+            col += (int)(word - blanks);
+        }
+        sb_add(sb, line + word, i - word);
+        col += word_cols;
+        line_start = false;
+    }
+}
+
+void sb_add_wrapped(StrBuf *sb, const char *text, size_t len, int width, int hang) {
+    StrBuf shown = {0};
+    sb_add_visible(&shown, text, len);
+    for (size_t at = 0; at < shown.len;) {
+        size_t n = strcspn(shown.buf + at, "\n");
+        add_wrapped_line(sb, shown.buf + at, n, width, hang);
+        at += n;
+        if (at < shown.len) sb_add(sb, "\n", 1), at++;
+    }
+    sb_free(&shown);
+}
+
+void fprintf_wrapped(FILE *out, int hang, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) out_of_memory();
+    StrBuf sb = {0};
+    sb_add_wrapped(&sb, s, (size_t)n, output_width(out), hang);
     if (sb.len) fwrite(sb.buf, 1, sb.len, out);
     sb_free(&sb);
     free(s);

@@ -120,4 +120,24 @@ void sb_add_visible(StrBuf *sb, const char *s, size_t len);
  * text from course files or from programs (a title, a hint, a build log). */
 void fprintf_visible(FILE *out, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
+/* Text fitted to the screen: the command line's one way to wrap.
+ * output_width: the columns to fit out's lines to: the terminal's width when
+ * out is a terminal, else 80 (a pipe, a file, a CI log: the same lines
+ * everywhere, and the width the course's texts are written for). */
+int output_width(FILE *out);
+/* Where a line broken by sb_add_wrapped goes on: at column hang (>= 0), or
+ * as it says (its first line as it was, a column found in it). */
+enum {
+    WRAP_PROSE = -1,  /* under its own start: its leading blanks and a list marker ("- ", "1. ", "| ") */
+    WRAP_LABELS = -2, /* under the text after its label: "  compile    ok", "To pass:    ...",
+                         "SKIPPED ex01: ..."; else as WRAP_PROSE */
+};
+/* Appends text made visible (as sb_add_visible) with each of its lines
+ * broken at blanks so that none is wider than width columns where its words
+ * allow (a longer word, a path, stays whole on a line of its own). Lines
+ * that fit are kept as they are. */
+void sb_add_wrapped(StrBuf *sb, const char *text, size_t len, int width, int hang);
+/* fprintf_visible, each line wrapped to output_width(out) as sb_add_wrapped does. */
+void fprintf_wrapped(FILE *out, int hang, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
 #endif

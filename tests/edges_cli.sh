@@ -203,7 +203,7 @@ t_wait_settings() {
     for v in abc 1e999 -5 0 '10 s' 100000; do
         for var in GPUCOURSE_GPU_WAIT GPUCOURSE_LAUNCH_WAIT; do
             env "$var=$v" "$GC" grade ex01 >"$T/got" 2>&1; rc=$?
-            [ $rc = 65 ] && grep -qF "$var='$v' is not a number of seconds" "$T/got" ||
+            [ $rc = 65 ] && joined "$T/got" | grep -qF "$var='$v' is not a number of seconds" ||
                 { echo "$var='$v': exit $rc"; cat "$T/got"; return 1; }
         done
     done
@@ -241,5 +241,104 @@ t_other_courses_words() { code_is 64 "$GC" run && has_err "here it is 'grade'" &
                          code_is 64 "$GC" status && has_err "here it is 'progress'" && code_is 64 "$GC" frobnicate &&
                          ! has_err "here it is" >/dev/null; }
 check "rustlings' run, verify, next and status: usage error 64 naming the command that does it here" t_other_courses_words
+
+# progress and doctor as JSON (what a CI wants; README.md, "progress and
+# doctor as JSON"), the commands that print text refuse it (the newcomer audit 2.3)
+t_progress_json() (
+    export GPUCOURSE_WORKSPACE="$T/pj" &&
+        code_is 0 "$GC" hint ex02 && code_is 77 "$GC" grade ex01 && code_is 0 "$GC" progress --format json &&
+        python3 - "$T/got" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"course", "progress_file", "exercises", "passed", "total", "error"}, d.keys()
+assert d["error"] is None and d["passed"] == 0 and d["total"] == len(d["exercises"]) > 40, d
+one, two = d["exercises"][0], d["exercises"][1]
+assert set(one) == {"id", "name", "chapter", "status", "attempts", "hints_seen", "hints", "best_vs_reference",
+                    "last_verdict"}, one
+assert (one["id"], one["name"], one["chapter"], one["status"], one["attempts"], one["last_verdict"]) == \
+       ("ex01", "vector_add", 1, "compiles", 1, "skipped"), one
+assert one["best_vs_reference"] is None and (two["hints_seen"], two["hints"]) == (1, 3), two
+PY
+)
+check "progress --format json: every exercise's status, attempts, hints and last verdict, valid JSON" t_progress_json
+t_doctor_json() {
+    "$GC" doctor >/dev/null 2>&1; text=$?
+    "$GC" doctor --format json >"$T/got" 2>"$T/goterr"; json=$?
+    [ "$json" = "$text" ] || { echo "exit $json, text exit $text"; return 1; }
+    python3 - "$T/got" "$json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_code"] == int(sys.argv[2]) and d["ok"] == (d["exit_code"] == 0) and d["error"] is None, d
+checks = {c["check"]: c for c in d["checks"]}
+assert {"nvcc", "gpu", "sandbox", "course"} <= set(checks), checks.keys()
+for c in d["checks"]:
+    assert set(c) == {"check", "ok", "detail", "fix"} and (c["fix"] is None or not c["ok"]), c
+assert checks["gpu"]["ok"] or checks["gpu"]["fix"], checks["gpu"]
+PY
+}
+check "doctor --format json: each check with ok, detail and fix; the text's exit code" t_doctor_json
+t_json_errors() {
+    code_is 65 "$GC" --course "$T/nowhere" progress --format json &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["exercises"] == [] and d["error"]["exit_code"] == 65, d' "$T/got" &&
+        code_is 64 "$GC" doctor --format json --seed -5 &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["checks"] == [] and d["error"]["kind"] == "usage", d' "$T/got" &&
+        for cmd in list "show ex01" "hint ex01" "solution ex01"; do
+            # shellcheck disable=SC2086
+            code_is 64 "$GC" $cmd --format json && has_err "goes with grade, why, check-course, progress and doctor" &&
+                [ ! -s "$T/got" ] || { echo "for $cmd"; return 1; }
+        done &&
+        code_is 64 "$GC" progress --format junit && has_err "progress writes text or json"
+}
+check "progress and doctor --format json after an error: their document with its error; list, show, hint, solution refuse json (64)" t_json_errors
+
+# show prints the task as text, and lesson prints a chapter's lesson (the
+# newcomer audit 2.4): the app's markdown renderer, without its styles
+t_show_text() {
+    code_is 0 "$GC" show ex02 && has "^\* Use 2D blocks (dim3 block(32, 8)) and a 2D grid" &&
+        has "(its lesson: gpucourse lesson ex02)" &&
+        ! sed -n '3,/^Your file:/p' "$T/got" | grep -n '`\|\*\*\|^#' || { cat "$T/got"; return 1; }
+}
+check "show: the task as text (no backticks, ** or #), and the lesson's command" t_show_text
+t_lesson() {
+    code_is 0 "$GC" lesson ex02 && has "^Chapter 1: The thread hierarchy\$" && has "^Kernels and launches\$" &&
+        ! grep -q '^#\|`' "$T/got" && fits_80 &&
+        for how in scans 04-scans "--chapter 4" ex11; do
+            # shellcheck disable=SC2086
+            code_is 0 "$GC" lesson $how && [ "$(head -1 "$T/got")" = "Chapter 4: Prefix scans" ] ||
+                { echo "for lesson $how"; return 1; }
+        done &&
+        (export GPUCOURSE_WORKSPACE="$T/lesson-ws" && code_is 0 "$GC" lesson && has "^Chapter 1: " &&
+            has_err "ex01, the first exercise not passed yet") &&
+        code_is 64 "$GC" lesson nope && has_err "no exercise 'nope'" &&
+        code_is 64 "$GC" lesson --chapter 3 ex01 && has_err "an exercise, a chapter or --chapter N" &&
+        code_is 64 "$GC" lesson --chapter 99 && has_err "chapters are 1 to"
+}
+check "lesson EX, CHAPTER (04-scans, scans), --chapter N, or the current one: the lesson as text; bad ones 64" t_lesson
+t_lesson_pager() {
+    command -v script >/dev/null || { echo "# SKIP no script(1)"; return 0; }
+    PAGER="sed s/^/paged:/" script -qc "'$GC' lesson ex01" /dev/null | tr -d '\r' >"$T/got" &&
+        has "^paged:Chapter 1: The thread hierarchy\$" && has "^paged:Kernels and launches" &&
+        PAGER=/nonexistent/pager script -qc "'$GC' lesson ex01" /dev/null | tr -d '\r' >"$T/got" &&
+        has "the pager '/nonexistent/pager' did not run" && has "^Chapter 1: The thread hierarchy\$"
+}
+check "lesson on a terminal: through \$PAGER (split at blanks); one that does not run: said, the lesson printed" t_lesson_pager
+
+# the no-GPU text (the newcomer audit 2.6): grade names doctor as the app's
+# card does, why says the reason once, the compile log's paths open anywhere
+t_nogpu_text() (
+    export GPUCOURSE_WORKSPACE="$T/nogpu" &&
+        code_is 77 "$GC" grade ex01 && has "this is not a failure" && has "'gpucourse doctor' says what is missing" &&
+        { "$GC" why ex01 >"$T/got" 2>&1; :; } && has "^why ex01: no diagnosis: nothing ran: no GPU" &&
+        [ "$(joined "$T/got" | grep -o 'no GPU: ' | wc -l)" = 1 ] || { cat "$T/got"; exit 1; }
+)
+check "no GPU: grade names 'gpucourse doctor'; why says the reason once" t_nogpu_text
+t_log_paths() (
+    export GPUCOURSE_WORKSPACE="$T/logpaths" && "$GC" list >/dev/null &&
+        echo 'int broken = ;' >>"$T/logpaths/exercises/ex02_flip_lr.cu" &&
+        code_is 3 "$GC" grade ex02 && has "| $T/logpaths/exercises/ex02_flip_lr.cu([0-9]*): error" &&
+        ! grep -q "| exercises/" "$T/got" &&
+        code_is 3 "$GC" grade ex02 --format json && has "$T/logpaths/exercises/ex02_flip_lr.cu("
+)
+check "a compile error's log names the file by its absolute path (text and JSON)" t_log_paths
 
 echo "1..$n"

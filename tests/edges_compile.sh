@@ -92,7 +92,7 @@ t_huge_library() {
     (ulimit -v 900000; code_is 3 env GPUCOURSE_WORKSPACE="$W" timeout 300 "$GC" grade ex01); rc=$?
     left=$(ls "$W/.build"/student-ex01.so* 2>/dev/null)
     rm -rf "$W"
-    [ $rc = 0 ] && has "compile error" && has "is 600 MiB, and the limit is 128 MiB" &&
+    [ $rc = 0 ] && has "compile error" && has_text "is 600 MiB, and the limit is 128 MiB" &&
         { [ -z "$left" ] || { echo "the library is kept: $left"; return 1; }; }
 }
 check "a 600 MB student library under ulimit -v: a compile error that names the limit, not an abort" t_huge_library
@@ -134,7 +134,7 @@ check "an unchanged file is not compiled again; a changed file or library, anoth
 # reaches the log; a normal file compiles as before, in the box.
 E1=$T/ws/exercises/ex01_vector_add.cu
 include_in_ex01() { cp exercises/ex01_vector_add.cu "$E1" && printf '#include "%s"\n' "$1" >>"$E1"; }
-refused() { has "includes '$1', which the compiler may not read: it reads only the toolkit, the system's headers and your exercise directory"; }
+refused() { has_text "includes '$1', which the compiler may not read: it reads only the toolkit, the system's headers and your exercise directory"; }
 t_include_key() {
     mkdir -p "$T/home/.ssh" && printf 'KEYLINE-fa1c0n-not-for-students\nKEYLINE-2\n' >"$T/home/.ssh/id_rsa" &&
         include_in_ex01 "$T/home/.ssh/id_rsa" && code_is 3 "$GC" grade ex01 && has "compile error" &&
@@ -150,7 +150,7 @@ t_include_classmate() {
         include_in_ex01 "$PWD/solutions/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 &&
         refused "$PWD/solutions/ex01_vector_add.cu" || return 1
     rm -f "$E1" && ln -s "$T/bob/exercises/ex01_vector_add.cu" "$E1" && code_is 3 "$GC" grade ex01 &&
-        has "ex01_vector_add.cu is a link to a file outside your exercise directory, which the compiler may not read"
+        has_text "ex01_vector_add.cu is a link to a file outside your exercise directory, which the compiler may not read"
     rc=$?
     rm -f "$E1"
     return $rc

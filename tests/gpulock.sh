@@ -73,25 +73,25 @@ squatted() {
     victim timeout 30 "$GC" doctor >"$T/got" 2>&1
     rc=$?
     [ $rc != 124 ] || { echo "doctor hung"; return 1; }
-    grep "gpu lock" "$T/got"
-    grep -q "^ok .*gpu lock .*the whole directory.* is $2 of uid $(id -u $ATT)" "$T/got" || return 1
+    joined "$T/got" | grep "gpu lock"
+    joined "$T/got" | grep -q "^ok .*gpu lock .*the whole directory.* is $2 of uid $(id -u $ATT)" || return 1
     hold_dir || return 1
     holder=$!
     GPUCOURSE_GPU_WAIT=1 victim timeout 120 "$GC" grade ex01 >"$T/got" 2>&1
     rc=$?
     kill $holder 2>/dev/null; wait $holder 2>/dev/null
     cat "$T/got"
-    [ $rc = 65 ] && grep -q "stayed busy with other gradings for 1 s" "$T/got" || { echo "exit $rc, want 65: it ran"; return 1; }
+    [ $rc = 65 ] && joined "$T/got" | grep -q "stayed busy with other gradings for 1 s" || { echo "exit $rc, want 65: it ran"; return 1; }
     # that grading gone, the victim's runs, saying how it was locked
     GPUCOURSE_GPU_WAIT=1 victim timeout 120 "$GC" grade ex01 >"$T/got" 2>&1
     rc=$?
-    [ $rc = 77 ] && grep -q "^  note       the GPU's own lock could not serve (.* is $2 of uid" "$T/got" ||
+    [ $rc = 77 ] && joined "$T/got" | grep -q "^  note       the GPU's own lock could not serve (.* is $2 of uid" ||
         { echo "exit $rc, want 77, and the note"; cat "$T/got"; return 1; }
     # gone, root's doctor makes the file root's: every user's gradings lock it, not the whole directory
     rm -rf "$LOCK"
     "$GC" doctor >/dev/null 2>&1
     victim "$GC" doctor >"$T/got" 2>&1
-    [ "$(stat -c %U "$LOCK")" = root ] && grep -q "^ok       gpu lock     $LOCK$" "$T/got" ||
+    [ "$(stat -c %U "$LOCK")" = root ] && joined "$T/got" | grep -q "^ok       gpu lock  *$LOCK$" ||
         { grep "gpu lock" "$T/got"; return 1; }
     rm -f "$LOCK"
 }
@@ -124,7 +124,7 @@ t_hardlink() {
     victim timeout 30 "$GC" doctor >"$T/got" 2>&1
     grep "gpu lock" "$T/got"
     [ "$(cat "$V/precious")" = "keep me" ] || { echo "the victim's file was written: '$(cat "$V/precious")'"; return 1; }
-    grep -q "^ok .*gpu lock .*the whole directory.* is a file with another name too (a hard link) of uid $(id -u $VIC)" "$T/got"
+    joined "$T/got" | grep -q "^ok .*gpu lock .*the whole directory.* is a file with another name too (a hard link) of uid $(id -u $VIC)"
     rm -f "$LOCK"
 }
 if [ -n "$why_no_users" ]; then skip "a hard link to the victim's file at the lock's path" "$why_no_users"
@@ -146,13 +146,13 @@ assert r["unlocked"] is True and "is writable by others and not sticky" in r["un
 EOF
     GPUCOURSE_LOCK_DIR=$T/open code_is 77 "$GC" grade ex01 && has "^  UNLOCKED   timed without the GPU's lock" || return 1
     GPUCOURSE_LOCK_DIR=$T/open "$GC" doctor >"$T/got" 2>&1
-    has "^MISSING  gpu lock .*cannot be used, gradings are timed unlocked: the GPU lock directory $T/open cannot be trusted" ||
+    has_text "^MISSING  gpu lock .*cannot be used, gradings are timed unlocked: the GPU lock directory $T/open cannot be trusted" ||
         return 1
     [ -z "$why_no_users" ] || return 0
     # one the attacker made for everyone (1777): theirs, so they could take any lock in it away
     mkdir -p "$T/theirs" && chown $ATT:$ATT "$T/theirs" && chmod 1777 "$T/theirs"
     GPUCOURSE_LOCK_DIR=$T/theirs victim "$GC" doctor >"$T/got" 2>&1
-    has "^MISSING  gpu lock .*the GPU lock directory $T/theirs cannot be trusted: $T/theirs belongs to another user (owner uid $(id -u $ATT))"
+    has_text "^MISSING  gpu lock .*the GPU lock directory $T/theirs cannot be trusted: $T/theirs belongs to another user (owner uid $(id -u $ATT))"
 }
 "$GC" list >/dev/null
 cp solutions/ex01_vector_add.cu "$T/ws/exercises/"
@@ -179,7 +179,7 @@ t_shared() {
     fi
     (unset GPUCOURSE_LOCK_DIR; "$GC" doctor) >"$T/got" 2>&1
     [ -z "$made" ] || rm -rf "$made"
-    has "^ok       gpu lock     $SHARED/gpucourse-gpu-GPU-fake-a.lock$"
+    has_text "^ok       gpu lock  *$SHARED/gpucourse-gpu-GPU-fake-a.lock$"
 }
 if [ "$(id -u)" != 0 ]; then skip "make install's shared lock directory, used by default" "not root: cannot make $SHARED"
 else check "make install makes $SHARED (root's, 1777); gpucourse uses it by default" t_shared

@@ -180,6 +180,7 @@ check "kill -9 mid-way: the workers and their compilers die with it" t_kill_9
 
 t_doctor() {
     GPUCOURSE_FAKE_GPUS=$TWO "$GC" doctor >"$T/got" 2>&1
-    has "gpus.*2: a grading takes whichever is free" && [ "$(grep -c 'gpu lock.*gpucourse-gpu-GPU-fake-[ab].lock' "$T/got")" = 2 ]
+    has_text "gpus.*2: a grading takes whichever is free" &&
+        [ "$(joined "$T/got" | grep -c 'gpu lock.*gpucourse-gpu-GPU-fake-[ab].lock')" = 2 ]
 }
 check "doctor: the GPUs, and each one's lock" t_doctor

@@ -30,3 +30,14 @@ code_is() {
 # has PATTERN, has_err PATTERN: the last code_is's stdout (stderr) matches PATTERN
 has() { grep -q -- "$1" "$T/got" || { echo "missing: $1"; head -c 3000 "$T/got"; head -c 3000 "$T/goterr"; return 1; }; }
 has_err() { grep -q -- "$1" "$T/goterr" || { echo "missing on stderr: $1"; head -c 3000 "$T/goterr"; return 1; }; }
+# fits_80 [FILE]: every line of FILE (default: the last code_is's stdout) is
+# at most 80 columns wide, counted in characters; else prints those that are not
+fits_80() {
+    perl -CSD -ne 'chomp; if (length > 80) { printf "%s:%d: %d columns: %s\n", $ARGV, $., length, $_; $wide = 1 }
+                   END { exit($wide ? 1 : 0) }' "${1:-$T/got}"
+}
+# joined FILE: FILE with the lines that the command line broke to fit the
+# screen (a line that goes on under itself, 4 or more blanks in) joined again
+joined() { perl -0pe 's/\n {4,}(?=\S)/ /g' "$1"; }
+# has_text PATTERN: as has, in the last code_is's stdout with its broken lines joined
+has_text() { joined "$T/got" | grep -q -- "$1" || { echo "missing: $1"; head -c 3000 "$T/got"; head -c 3000 "$T/goterr"; return 1; }; }

@@ -101,11 +101,12 @@ else
     ok "watch mode in a terminal: a save graded through srun # SKIP tmux is not installed"
 fi
 
-# a launcher that runs no judge: a setup error that shows what srun said
+# a launcher that runs no judge: a setup error that shows what srun said (its
+# lines joined where the report broke them to fit 80 columns)
 GPUCOURSE_WORKSPACE=$T/ws GPUCOURSE_LAUNCHER="srun --partition=nosuch --time=5" GPUCOURSE_LAUNCH_WAIT=60 \
     "$GC" grade ex01 >"$T/bad.out" 2>&1
 rc=$?
-if [ $rc = 65 ] && grep -q "the launcher (srun --partition=nosuch --time=5) ran no judge" "$T/bad.out" &&
+if [ $rc = 65 ] && perl -0pe 's/\n {4,}(?=\S)/ /g' "$T/bad.out" | grep -q "the launcher (srun --partition=nosuch --time=5) ran no judge" &&
    grep -qi "partition" "$T/bad.out"; then ok "a bad partition: setup error (65) with srun's words"; else
     echo "# exit $rc"; notok "a bad partition: setup error (65) with srun's words" "$T/bad.out"; fi
 

@@ -143,8 +143,8 @@ summaries_whole() {
 t_course_rows() {
     last=$("$GC" list | sed -n 's/^  \[.\] \(ex[0-9]*  [a-z0-9_]*\) .*/\1/p' | tail -1)  # the course's last row
     summaries_whole && grep -q '…$' "$T/screen" && keys G && wait_for "$last" && summaries_whole &&
-        shows "[ ] ex41  sgemm_double_buffer   Two tiles in shared memory" &&
-        shows "[ ] ex34  sgemm_naive           The dot product of a row of A" &&
+        shows "[ ] ex41  sgemm_double_buffer   Double-buffered tiles" &&
+        shows "[ ] ex34  sgemm_naive           One thread per element of C" &&
         keys Home && keys j && wait_for "1  The thread hierarchy"
 }
 check "course rows: the name column fits the longest name; summaries cut at a word, with an ellipsis" t_course_rows
