@@ -29,26 +29,26 @@ json() { python3 -c "import json; r = json.load(open('$T/got'))['results'][0]; a
 progress_of() { sed -n "/^  $1:/,/^  ex/p" "$T/ws/progress.yaml" 2>/dev/null; }
 
 t_stub_checked() { cp "$STUB" "$F" && code_is 77 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 &&
-    has "^SKIPPED ex23: no GPU: GPUCOURSE_NO_GPU is set; your code compiled, uses no library the exercise forbids and its machine code has HMMA; nothing ran, so it is not graded yet$" &&
+    has_text "^SKIPPED ex23: no GPU: GPUCOURSE_NO_GPU is set; your code compiled, uses no library the exercise forbids and its machine code has HMMA; nothing ran, so it is not graded yet$" &&
     code_is 77 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 --format json &&
     json "r['skipped'] and r['static_checks'] == {'libraries': 'passed', 'machine_code': 'passed', 'compiler_repairs': 'passed'}" &&
     [ -z "$(progress_of ex23)" ]; }
 check "no GPU: the stub's machine code has HMMA: skipped (77), saying what was checked; not an attempt" t_stub_checked
 
 t_no_hmma() { no_mma && SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 &&
-    has "^FAIL ex23: requirement not met: your machine code has no HMMA instruction: a tensor-core" &&
-    has "found in your compiled code alone: nothing ran (no GPU: GPUCOURSE_NO_GPU is set), so whether its answer is right is not known yet$" &&
+    has_text "^FAIL ex23: requirement not met: your machine code has no HMMA instruction: a tensor-core" &&
+    has_text "found in your compiled code alone: nothing ran (no GPU: GPUCOURSE_NO_GPU is set), so whether its answer is right is not known yet$" &&
     SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 --format json &&
     json "r['verdict'] == 'requirement_not_met' and r['exit_code'] == 5 and r['static_checks'] == {'libraries': 'passed', 'machine_code': 'failed'}" &&
     progress_of ex23 | grep -q '^    attempts: 2$' && progress_of ex23 | grep -q '^    status: compiles$' &&
     progress_of ex23 | grep -q '^    last_verdict: requirement_not_met$' &&
     SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" why ex23 &&
-    has "^why ex23: no diagnosis: nothing of yours ran: the verdict is your compiled code's alone"; }
+    has_text "^why ex23: no diagnosis: nothing of yours ran: the verdict is your compiled code's alone"; }
 check "no GPU: the mma call removed: requirement not met (5), an attempt (status compiles, not correct); why runs nothing" t_no_hmma
 
 # a cache of its own: the machine code read by the grade before is kept with the library (grader/libcache.h)
 t_no_cuobjdump() { no_mma && code_is 77 env XDG_CACHE_HOME="$T/cache2" PATH="$(dirname "$NVCC"):/usr/bin:/bin" "$GC" grade ex23 &&
-    has "^SKIPPED ex23: .*; its machine code was not checked: cuobjdump not found; cuobjdump ships with the CUDA Toolkit" &&
+    has_text "^SKIPPED ex23: .*; its machine code was not checked: cuobjdump not found; cuobjdump ships with the CUDA Toolkit" &&
     code_is 77 env XDG_CACHE_HOME="$T/cache2" PATH="$(dirname "$NVCC"):/usr/bin:/bin" "$GC" grade ex23 --format json &&
     json "r['static_checks']['machine_code'] == 'not_run' and 'cuobjdump not found' in r['static_not_run']"; }
 # a cuobjdump of the toolkit's is found before PATH: it cannot be hidden
@@ -56,7 +56,7 @@ if [ -x "$TOOLKIT_CUOBJDUMP" ]; then n=$((n + 1)); echo "ok $n - # SKIP no cuobj
 else check "no GPU and no cuobjdump: the machine code is said not checked, never passed; still skipped (77)" t_no_cuobjdump; fi
 
 t_skips_not_attempts() { code_is 77 "$GC" grade ex01 && code_is 77 "$GC" grade ex01 && [ -z "$(progress_of ex01)" ] &&
-    code_is 0 "$GC" progress && has "ex01  vector_add  *not started"; }
+    code_is 0 "$GC" progress && has_text "ex01  vector_add  *not started"; }
 check "skipped grades (no GPU) are no attempts: nothing recorded, ex01 still not started" t_skips_not_attempts
 
 echo "1..$n"
