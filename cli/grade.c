@@ -127,7 +127,8 @@ int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, 
     for (int i = 0; i < graded; i++) any_skipped |= g.rs[i].verdict == V_SKIPPED;
     if (o->format == FORMAT_TEXT && any_skipped) /* as the app's card says it: once, after the reports, before the totals */
         fprintf_wrapped(stdout, WRAP_PROSE, "\nSkipped: grading runs your code on an NVIDIA GPU (Hopper, sm_90a), and "
-                        "this machine has none, so nothing was checked or timed; this is not a failure. "
+                        "this machine has none, so nothing was run or timed (only what its compiled code "
+                        "shows was checked, above): this is not a failure. "
                         "'gpucourse doctor' says what is missing.\n");
     if (o->format == FORMAT_TEXT && count > 1) {
         int passed = 0, skipped = 0;

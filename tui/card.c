@@ -23,7 +23,7 @@ const char *card_verdict_phrase(Verdict v) {
     static const char *const phrases[V_COUNT] = {
         [V_PASS] = "passed", [V_WRONG] = "wrong answer", [V_SLOW] = "correct, too slow",
         [V_COMPILE_ERROR] = "did not compile", [V_RUNTIME_ERROR] = "runtime error", [V_TIMEOUT] = "timed out",
-        [V_REQUIREMENT] = "correct, a requirement not met", [V_SKIPPED] = "compiled, not run (no GPU)",
+        [V_REQUIREMENT] = "a requirement not met", [V_SKIPPED] = "compiled, not run (no GPU)",
         [V_GPU_BUSY] = "GPU busy (not counted)",
         [V_INTERRUPTED] = "cancelled", [V_SETUP_ERROR] = "setup error (not counted)",
     };
@@ -519,8 +519,8 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
         doc_newline(d);
         doc_wrap(d, S_NORMAL,
                  "Your code compiles. Grading runs it on an NVIDIA GPU (Hopper, sm_90a), and this machine has "
-                 "none, so nothing was checked or timed: this is not a failure. 'gpucourse doctor' says what "
-                 "is missing.",
+                 "none, so nothing was run or timed (only what its compiled code shows was checked, above): this "
+                 "is not a failure. 'gpucourse doctor' says what is missing.",
                  0, width);
     }
     if (r->verdict == V_INTERRUPTED) {
