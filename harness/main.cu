@@ -221,9 +221,8 @@ int main(int argc, char **argv) {
     // touched its buffers, so a shorter warm-up by time (still at least three
     // rounds) is enough; 0.1 s less for each (ex41 has four sizes).
     const double later_warmup_ms = std::min(warmup_ms, 50.0);
-    // At least COUNTED_CALLS counted calls in all, at every timed size.
     witness_opened();
-    trace("the witness opened");
+    // At least COUNTED_CALLS counted calls in all, at every timed size.
     const int counted_per_size = std::max(1, (COUNTED_CALLS + (int)timing.size() - 1) / std::max(1, (int)timing.size()));
     for (size_t k = 0; k < timing.size() && ok && end == TIMED_FAIR; k++) {
         end = timed_run(timing[k], seed + k, samples, k == 0 ? warmup_ms : later_warmup_ms, counting,

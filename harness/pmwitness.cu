@@ -97,7 +97,7 @@ static bool host_stale;  // a window's sampler was disabled since the host objec
 static struct {
     CUpti_PmSampling_Object *sampler;  // non-NULL while the GPU's session is ours
     bool started;
-    std::thread drain;
+    std::thread *drain;  // a pointer: never destroyed at exit, where a joinable std::thread aborts the process
     std::mutex lock;
     std::condition_variable wake;
     bool stop;                // pm_end asks the drain thread to finish
@@ -485,19 +485,21 @@ bool pm_begin(char *why, size_t why_size) {
         return failed(r, "starting the sampler", why, why_size), release(), false;
     window.started = true;
     window.opened = std::chrono::steady_clock::now();
-    window.drain = std::thread(drain_loop);
+    window.drain = new std::thread(drain_loop);
     return true;
 }
 
 // Ends the drain thread (the lock is free afterwards).
 static void stop_drain(void) {
-    if (!window.drain.joinable()) return;
+    if (!window.drain) return;
     {
         std::lock_guard<std::mutex> hold(window.lock);
         window.stop = true;
     }
     window.wake.notify_all();
-    window.drain.join();
+    window.drain->join();
+    delete window.drain;
+    window.drain = NULL;
 }
 
 bool pm_end(const PmSample **samples, size_t *count, char *why, size_t why_size) {

@@ -47,19 +47,24 @@ static void witness_failed(const char *why) {
 // built; a window's own cost is paid at each pm_begin. On a thread of its
 // own while the check sizes run (a few tenths of a second); witness_opened
 // joins it and says what came of it.
-static std::thread witness_opener;
+// (A pointer, never destroyed at exit: the judge may end while it runs,
+// and destroying a joinable std::thread aborts the process.)
+static std::thread *witness_opener;
 static char witness_open_why[512];
 static void witness_open(void) {
     if (!witness_list) return;
-    witness_opener = std::thread([] {
+    witness_opener = new std::thread([] {
         witnessing = pm_open(0, witness_list, witness_open_why, sizeof witness_open_why);
     });
 }
 
 static void witness_opened(void) {
-    if (!witness_opener.joinable()) return;
-    witness_opener.join();
+    if (!witness_opener) return;
+    witness_opener->join();
+    delete witness_opener;
+    witness_opener = NULL;
     if (!witnessing) result("witness: unavailable: %s", witness_open_why);
+    else trace("the witness opened");
 }
 
 // The bounds of a witnessed call: nothing else on the GPU for an interval
