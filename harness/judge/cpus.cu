@@ -67,9 +67,9 @@ static void pin_cpus(const cudaDeviceProp &prop) {
     runner_cpus = set, runners_pinned = true;
     // the witness's drain (pmwitness.h): the CPUs of neither the judge nor the runners' cores
     cpu_set_t spare = allowed;
+    int runner_core = physical_core(runner_cpu);
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &spare) && (cpu == judge_cpu || physical_core(cpu) == physical_core(runner_cpu)))
-            CPU_CLR(cpu, &spare);
+        if (CPU_ISSET(cpu, &spare) && (cpu == judge_cpu || physical_core(cpu) == runner_core)) CPU_CLR(cpu, &spare);
     if (CPU_COUNT(&spare) > 0) pm_drain_cpus(&spare);
     trace("CPUs: the judge on %d, both runners on %d (slot %u, %d CPUs to choose from)", judge_cpu, runner_cpu, slot, n);
 }
