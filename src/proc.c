@@ -22,6 +22,9 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig) { stop_signal = sig; }
 
+/* Runs started (proc_start) and not yet ended (proc_wait). */
+static int open_runs;
+
 /* A run was interrupted since proc_take_interrupted() last looked. */
 static bool interrupted_since;
 
@@ -41,7 +44,7 @@ static void catch_stops(struct sigaction old[NSTOPS]) {
     memset(&act, 0, sizeof act);
     act.sa_handler = on_stop_signal; /* no SA_RESTART: poll() wakes up */
     sigemptyset(&act.sa_mask);
-    stop_signal = 0;
+    if (!open_runs) stop_signal = 0; /* one that came while a started run goes on is still its */
     for (int i = 0; i < NSTOPS; i++) sigaction(stop_signals[i], &act, &old[i]);
 }
 
@@ -136,7 +139,7 @@ enum { CONFINE_FAILED = 4096 };
 
 /* In the program's process: never returns. Failure to start is reported
  * through status_w (CONFINE_FAILED above). */
-static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, int status_w) {
+static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, int go_r, int status_w) {
     /* the guard is gone (it was killed with its group): so are we */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != guard) _exit(127);
@@ -152,6 +155,12 @@ static void exec_child(const ProcSpec *spec, pid_t guard, int out_w, int res_w, 
         char fdtext[16];
         snprintf(fdtext, sizeof fdtext, "%d", spec->result_fd);
         setenv("GPUCOURSE_RESULT_FD", fdtext, 1);
+    }
+    if (go_r >= 0) {
+        dup2(go_r, spec->go_fd);
+        char fdtext[16];
+        snprintf(fdtext, sizeof fdtext, "%d", spec->go_fd);
+        setenv("GPUCOURSE_GO_FD", fdtext, 1);
     }
     for (const char *const *e = spec->env; e && *e; e++) putenv((char *)*e);
     struct rlimit rl;
@@ -200,7 +209,8 @@ static void kill_descendants(void) {
  * then kills them all (PDEATHSIG follows the thread that forked: gpucourse
  * has one). Otherwise it waits for the program and ends the same way, so
  * that proc_run sees the program's exit status. Never returns. */
-static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int status_w) {
+static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int go_r, int go_w, int status_w) {
+    if (go_w >= 0) close(go_w); /* ours alone: its end is the program's signal to stop */
     /* A session of its own, which is also its own process group: nothing the
      * run starts has a controlling terminal (no /dev/tty, no TIOCSTI typed
      * into the user's shell), and kill(-pid) reaches the whole run */
@@ -217,7 +227,7 @@ static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int 
      * guard stays until the program ends or is killed */
     for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) signal(stop_signals[i], SIG_IGN);
     pid_t self = getpid(), program = fork();
-    if (program == 0) exec_child(spec, self, out_w, res_w, status_w);
+    if (program == 0) exec_child(spec, self, out_w, res_w, go_r, status_w);
     if (program < 0) {
         int err = errno;
         ssize_t ignored = write(status_w, &err, sizeof err);
@@ -227,6 +237,7 @@ static void guard(const ProcSpec *spec, pid_t parent, int out_w, int res_w, int 
     close(out_w);
     close(status_w);
     if (res_w >= 0) close(res_w);
+    if (go_r >= 0) close(go_r);
     int wstatus = 0;
     for (;;) {
         if (waitpid(program, &wstatus, 0) == program) break;
@@ -270,39 +281,60 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
     return true;
 }
 
-int proc_run(const ProcSpec *spec, ProcResult *res) {
+/* A run under way: what proc_start set up, and what the waits have read. */
+struct ProcRun {
+    ProcSpec spec;
+    ProcResult *res;
+    pid_t pid;
+    int out, resp, go;    /* our ends of the pipes; -1: closed */
+    StrBuf output, results;
+    bool out_open, res_open, reaped;
+    double start, kill_at; /* kill_at: when a SIGTERM was sent, SIGKILL one second later */
+    int wstatus;
+    struct sigaction old[NSTOPS];
+};
+
+int proc_start(const ProcSpec *spec, ProcResult *res, ProcRun **out_run) {
+    *out_run = NULL;
     memset(res, 0, sizeof *res);
-    int out[2], status[2], resp[2] = {-1, -1};
+    int out[2], status[2], resp[2] = {-1, -1}, go[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) < 0) return error("cannot create a pipe: %s", strerror(errno));
     if (pipe2(status, O_CLOEXEC) < 0) {
         close(out[0]), close(out[1]);
         return error("cannot create a pipe: %s", strerror(errno));
     }
-    if (spec->result_fd > 2 && pipe2(resp, O_CLOEXEC) < 0) {
+    if ((spec->result_fd > 2 && pipe2(resp, O_CLOEXEC) < 0) || (spec->go_fd > 2 && pipe2(go, O_CLOEXEC) < 0)) {
+        int err = errno;
         close(out[0]), close(out[1]), close(status[0]), close(status[1]);
-        return error("cannot create a pipe: %s", strerror(errno));
+        if (resp[0] >= 0) close(resp[0]), close(resp[1]);
+        return error("cannot create a pipe: %s", strerror(err));
     }
 
-    struct sigaction old[NSTOPS];
-    catch_stops(old);
+    ProcRun *run = xcalloc(1, sizeof *run);
+    catch_stops(run->old);
+    open_runs++;
 
-    double start = now_seconds();
+    run->start = now_seconds();
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         int err = errno;
-        release_stops(old);
+        open_runs--;
+        release_stops(run->old);
+        free(run);
         close(out[0]), close(out[1]), close(status[0]), close(status[1]);
         if (resp[0] >= 0) close(resp[0]), close(resp[1]);
+        if (go[0] >= 0) close(go[0]), close(go[1]);
         return error("cannot start '%s': %s", spec->argv[0], strerror(err));
     }
-    if (pid == 0) guard(spec, parent, out[1], resp[1], status[1]);
+    if (pid == 0) guard(spec, parent, out[1], resp[1], go[0], go[1], status[1]);
     /* no setpgid(pid, pid) here: it would make the guard a group leader,
      * which setsid() refuses; the status pipe below closes only at the
      * program's exec, after the guard's setsid() */
     close(out[1]);
     close(status[1]);
     if (resp[1] >= 0) close(resp[1]);
+    if (go[0] >= 0) close(go[0]);
 
     int exec_err = 0;
     ssize_t got = read(status[0], &exec_err, sizeof exec_err);
@@ -311,80 +343,141 @@ int proc_run(const ProcSpec *spec, ProcResult *res) {
         waitpid(pid, NULL, 0);
         close(out[0]);
         if (resp[0] >= 0) close(resp[0]);
-        release_stops(old);
+        if (go[1] >= 0) close(go[1]);
+        open_runs--;
+        release_stops(run->old);
+        free(run);
         if (exec_err <= -CONFINE_FAILED)
             return error("cannot confine '%s': %s", spec->argv[0], strerror(-exec_err - CONFINE_FAILED));
         if (exec_err < 0) return error("cannot run '%s' in '%s': %s", spec->argv[0], spec->dir, strerror(-exec_err));
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }
+    run->spec = *spec;
+    run->res = res;
+    run->pid = pid;
+    run->out = out[0], run->resp = resp[0], run->go = go[1];
+    run->out_open = true, run->res_open = resp[0] >= 0;
+    *out_run = run;
+    return 0;
+}
 
-    StrBuf output = {0}, results = {0};
+void proc_go(ProcRun *run, bool go) {
+    if (run->go < 0) return;
+    if (go) run->start = now_seconds(); /* its bound runs from here: it waited for us until now */
+    if (go) { /* one byte: the program goes on; the end of the pipe alone: it stops */
+        struct sigaction ignore = {.sa_handler = SIG_IGN}, old_pipe;
+        sigaction(SIGPIPE, &ignore, &old_pipe); /* a program that ended already: EPIPE, not our end */
+        ssize_t ignored = write(run->go, "g", 1);
+        (void)ignored;
+        sigaction(SIGPIPE, &old_pipe, NULL);
+    }
+    close(run->go);
+    run->go = -1;
+}
+
+void proc_kill(ProcRun *run) {
+    if (!run->reaped) kill_group(run->pid, SIGKILL);
+}
+
+bool proc_wait(ProcRun *run, bool (*enough)(const char *results, size_t len)) {
+    ProcRun *r = run;
+    const ProcSpec *spec = &r->spec;
+    ProcResult *res = r->res;
     size_t cap = spec->capture_limit ? spec->capture_limit : 1 << 20;
-    bool out_open = true, res_open = resp[0] >= 0;
-    double kill_at = 0; /* when a SIGTERM was sent: SIGKILL one second later */
-    int wstatus = 0;
     /* The verdict is the child's: the loop ends when it has exited, not when
-     * the pipes close (a process it left behind may hold them open). */
-    for (;;) {
-        pid_t ended = waitpid(pid, &wstatus, WNOHANG);
-        if (ended == pid || (ended < 0 && errno != EINTR)) break;
+     * the pipes close (a process it left behind may hold them open); or,
+     * asked, once what it said on the result pipe is all it will say. */
+    while (!r->reaped) {
+        if (enough && !r->res_open && enough(r->results.buf ? r->results.buf : "", r->results.len)) {
+            /* its output so far, without waiting: the rest comes with its end */
+            fcntl(r->out, F_SETFL, O_NONBLOCK);
+            for (int k = 0; r->out_open && k < 256; k++) {
+                size_t had = r->output.len + res->output_dropped;
+                r->out_open = drain(r->out, &r->output, cap, &res->output_dropped, spec);
+                if (r->output.len + res->output_dropped == had) break;
+            }
+            fcntl(r->out, F_SETFL, 0);
+            res->results = xstrdup(r->results.buf ? r->results.buf : "");
+            res->output = xstrdup(r->output.buf ? r->output.buf : "");
+            res->output_len = r->output.len;
+            res->exited = true; /* as it said */
+            res->wall_s = now_seconds() - r->start;
+            return false;
+        }
+        pid_t ended = waitpid(r->pid, &r->wstatus, WNOHANG);
+        if (ended == r->pid || (ended < 0 && errno != EINTR)) {
+            r->reaped = true;
+            break;
+        }
         double now = now_seconds();
-        if (!res->timed_out && spec->timeout_s > 0 && now - start > spec->timeout_s) {
+        if (!res->timed_out && spec->timeout_s > 0 && now - r->start > spec->timeout_s) {
             res->timed_out = true;
-            kill_group(pid, SIGKILL); /* a hung kernel ignores nothing else anyway */
+            kill_group(r->pid, SIGKILL); /* a hung kernel ignores nothing else anyway */
         }
         if (stop_signal && !res->interrupted) {
             res->interrupted = true;
-            kill_group(pid, SIGTERM);
-            kill_at = now + 1.0;
+            kill_group(r->pid, SIGTERM);
+            r->kill_at = now + 1.0;
         }
-        if (kill_at && now > kill_at) {
-            kill_group(pid, SIGKILL);
-            kill_at = 0;
+        if (r->kill_at && now > r->kill_at) {
+            kill_group(r->pid, SIGKILL);
+            r->kill_at = 0;
         }
         struct pollfd fds[2];
         int nfds = 0;
-        if (out_open) fds[nfds++] = (struct pollfd){.fd = out[0], .events = POLLIN};
-        if (res_open) fds[nfds++] = (struct pollfd){.fd = resp[0], .events = POLLIN};
+        if (r->out_open) fds[nfds++] = (struct pollfd){.fd = r->out, .events = POLLIN};
+        if (r->res_open) fds[nfds++] = (struct pollfd){.fd = r->resp, .events = POLLIN};
         /* short: the child's exit is noticed here, not by a signal */
-        int r = poll(fds, (nfds_t)nfds, 20);
-        for (int i = 0; r > 0 && i < nfds; i++) {
+        int n = poll(fds, (nfds_t)nfds, 20);
+        for (int i = 0; n > 0 && i < nfds; i++) {
             if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            if (fds[i].fd == out[0])
-                out_open = drain(out[0], &output, cap, &res->output_dropped, spec);
+            if (fds[i].fd == r->out)
+                r->out_open = drain(r->out, &r->output, cap, &res->output_dropped, spec);
             else
-                res_open = drain(resp[0], &results, 4 << 20, NULL, NULL);
+                r->res_open = drain(r->resp, &r->results, 4 << 20, NULL, NULL);
         }
     }
     if (stop_signal) res->interrupted = true; /* also when it came as the child ended */
     if (res->interrupted) interrupted_since = true;
     /* anything the child left behind in its group (only the group: the
      * child is reaped, its pid may be someone else's now) */
-    kill(-pid, SIGKILL);
+    kill(-r->pid, SIGKILL);
 
     /* What was written before they ended is still in the pipes: read it, but
      * never wait (something that escaped us may still hold a pipe open). */
-    fcntl(out[0], F_SETFL, O_NONBLOCK);
-    if (resp[0] >= 0) fcntl(resp[0], F_SETFL, O_NONBLOCK);
-    for (int k = 0; out_open && k < 256; k++) {
-        size_t had = output.len + res->output_dropped;
-        out_open = drain(out[0], &output, cap, &res->output_dropped, spec) && output.len + res->output_dropped > had;
+    fcntl(r->out, F_SETFL, O_NONBLOCK);
+    if (r->resp >= 0) fcntl(r->resp, F_SETFL, O_NONBLOCK);
+    for (int k = 0; r->out_open && k < 256; k++) {
+        size_t had = r->output.len + res->output_dropped;
+        r->out_open = drain(r->out, &r->output, cap, &res->output_dropped, spec) && r->output.len + res->output_dropped > had;
     }
-    for (int k = 0; res_open && k < 256; k++) {
-        size_t had = results.len;
-        res_open = drain(resp[0], &results, 4 << 20, NULL, NULL) && results.len > had;
+    for (int k = 0; r->res_open && k < 256; k++) {
+        size_t had = r->results.len;
+        r->res_open = drain(r->resp, &r->results, 4 << 20, NULL, NULL) && r->results.len > had;
     }
-    close(out[0]);
-    if (resp[0] >= 0) close(resp[0]);
-    release_stops(old);
+    close(r->out);
+    if (r->resp >= 0) close(r->resp);
+    if (r->go >= 0) close(r->go);
+    open_runs--;
+    release_stops(r->old);
 
-    res->exited = WIFEXITED(wstatus);
-    res->exit_code = res->exited ? WEXITSTATUS(wstatus) : -1;
-    res->signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    res->output_len = output.len;
-    res->output = sb_take(&output);
-    res->results = sb_take(&results);
-    res->wall_s = now_seconds() - start;
+    free(res->output);
+    free(res->results);
+    res->exited = WIFEXITED(r->wstatus);
+    res->exit_code = res->exited ? WEXITSTATUS(r->wstatus) : -1;
+    res->signal = WIFSIGNALED(r->wstatus) ? WTERMSIG(r->wstatus) : 0;
+    res->output_len = r->output.len;
+    res->output = sb_take(&r->output);
+    res->results = sb_take(&r->results);
+    res->wall_s = now_seconds() - r->start;
+    free(r);
+    return true;
+}
+
+int proc_run(const ProcSpec *spec, ProcResult *res) {
+    ProcRun *run;
+    if (proc_start(spec, res, &run) < 0) return -1;
+    proc_wait(run, NULL);
     return 0;
 }
 

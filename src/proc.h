@@ -30,6 +30,8 @@ typedef struct {
                                      program it starts, each on its own; 0: no limit of ours */
     size_t capture_limit;         /* bytes of output kept; the rest is read and counted */
     int result_fd;                /* >2: a pipe at this descriptor in the child */
+    int go_fd;                    /* >2: a pipe from us at this descriptor in the child (GPUCOURSE_GO_FD
+                                     names it): proc_go writes one byte, or closes it with none */
     /* Called in the child after fork, before exec, with confine_ctx: while
      * it has one thread, and so that every program it starts inherits what
      * it sets (the compiler's Landlock rules, grader/toolchain.c). Non-zero,
@@ -60,6 +62,25 @@ typedef struct {
  * when it could not be started (not found, not executable). Our children
  * from before the call (and proc_run_terminal's editor) are left alone. */
 int proc_run(const ProcSpec *spec, ProcResult *res);
+
+/* The same run in steps, for a program that starts while we do something
+ * else (the judge beside nvcc): proc_start starts it (0, or -1 with error
+ * set, as proc_run); proc_wait waits for it and fills the ProcResult given
+ * to proc_start, and frees the run once it is over (true). With enough, it
+ * returns false as soon as the program closed its result pipe and enough()
+ * says that what it wrote there is whole: res holds that and the output so
+ * far (exited set, as the program said), the program still ends its own
+ * way, and a later proc_wait(run, NULL) waits for that. Every started run
+ * must be waited for to its end: until then a Ctrl-C is kept for it, and
+ * only then is everything the run started killed and reaped. */
+typedef struct ProcRun ProcRun;
+int proc_start(const ProcSpec *spec, ProcResult *res, ProcRun **run);
+bool proc_wait(ProcRun *run, bool (*enough)(const char *results, size_t len));
+/* go: one byte on the go pipe, then it is closed, and the run's timeout
+ * counts from now; !go: closed with none. */
+void proc_go(ProcRun *run, bool go);
+/* Kills the run's whole group at once (the wait still reaps it). */
+void proc_kill(ProcRun *run);
 void proc_result_free(ProcResult *res);
 
 /* Whether a run was interrupted (res.interrupted) since the last call, which

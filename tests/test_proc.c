@@ -591,6 +591,97 @@ static void test_confined_run(void **state) {
     tmpdir_remove(dir);
 }
 
+/* ------------------------------------------------------------ a run in steps */
+
+/* The judge's way of ending its results (harness/judge/results.cu). */
+static bool said_end(const char *results, size_t len) {
+    return len >= 7 && !strcmp(results + len - 7, "end: 0\n");
+}
+
+/* A program that waits for its go (GPUCOURSE_GO_FD), says what it got on the
+ * result pipe, ends it, and then takes its time to exit (a judge's
+ * contexts torn down): proc_wait with enough returns at the results' end,
+ * and the second wait at the exit; the bound counts from the go. */
+static void test_go_then_results_before_the_exit(void **state) {
+    (void)state;
+    const char *argv[] = {"/bin/sh", "-c",
+                          "c=$(head -c 1 <&$GPUCOURSE_GO_FD); echo \"got $c\" >&3; echo 'end: 0' >&3; exec 3>&-; "
+                          "echo out; sleep 0.6; exit 4",
+                          NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 1.5, .result_fd = 3, .go_fd = 4};
+    ProcResult r;
+    ProcRun *run;
+    assert_int_equal(proc_start(&spec, &r, &run), 0);
+    usleep(1200000); /* as nvcc compiles: the program waits, and its bound does not run yet */
+    double t0 = now_seconds();
+    proc_go(run, true);
+    assert_false(proc_wait(run, said_end));
+    assert_true(now_seconds() - t0 < 0.5);
+    assert_string_equal(r.results, "got g\nend: 0\n");
+    assert_true(proc_wait(run, NULL));
+    assert_true(now_seconds() - t0 >= 0.5);
+    assert_false(r.timed_out);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_code, 4);
+    assert_string_equal(r.output, "out\n");
+    proc_result_free(&r);
+}
+
+/* No go (a compile error): the go pipe ends with no byte, or the run is
+ * killed; either way nothing it started is left, and no results. */
+static void test_no_go_leaves_nothing(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    for (int kill_it = 0; kill_it < 2; kill_it++) {
+        char *script = xprintf("(sleep 2; touch '%s/alive') & c=$(head -c 1 <&$GPUCOURSE_GO_FD); "
+                               "[ -z \"$c\" ] && exit 7; sleep 100",
+                               dir);
+        const char *argv[] = {"/bin/sh", "-c", script, NULL};
+        ProcSpec spec = {.argv = argv, .timeout_s = 30, .result_fd = 3, .go_fd = 4};
+        ProcResult r;
+        ProcRun *run;
+        assert_int_equal(proc_start(&spec, &r, &run), 0);
+        usleep(200000);
+        double t0 = now_seconds();
+        if (kill_it) proc_kill(run);
+        else proc_go(run, false);
+        assert_true(proc_wait(run, said_end));
+        assert_true(now_seconds() - t0 < 1.0);
+        if (kill_it) assert_int_equal(r.signal, SIGKILL);
+        else assert_int_equal(r.exit_code, 7);
+        assert_string_equal(r.results, "");
+        proc_result_free(&r);
+        free(script);
+    }
+    sleep(3);
+    char *alive = path_join(dir, "alive");
+    assert_false(file_exists(alive));
+    free(alive);
+    tmpdir_remove(dir);
+}
+
+/* Ctrl-C while a started run waits and another run (nvcc) comes and goes:
+ * that run is interrupted, and the started one too when it is waited for. */
+static void test_interrupt_while_started(void **state) {
+    (void)state;
+    assert_false(proc_take_interrupted());
+    const char *argv[] = {"/bin/sh", "-c", "head -c 1 <&$GPUCOURSE_GO_FD; sleep 100", NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 30, .go_fd = 4};
+    ProcResult r;
+    ProcRun *run;
+    assert_int_equal(proc_start(&spec, &r, &run), 0);
+    kill(getpid(), SIGINT); /* between runs: kept for the started one */
+    ProcResult other = run_sh("sleep 5", 30, 0, 0);
+    assert_true(other.interrupted); /* the compile stops too */
+    proc_result_free(&other);
+    double t0 = now_seconds();
+    assert_true(proc_wait(run, NULL));
+    assert_true(now_seconds() - t0 < 2.0);
+    assert_true(r.interrupted);
+    assert_true(proc_take_interrupted());
+    proc_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_and_exit_code), cmocka_unit_test(test_output_is_capped),
@@ -606,6 +697,8 @@ int main(void) {
         cmocka_unit_test(test_pool_interrupt), cmocka_unit_test(test_pool_dies_with_us),
         cmocka_unit_test(test_no_controlling_terminal),
         cmocka_unit_test(test_confined_run),
+        cmocka_unit_test(test_go_then_results_before_the_exit), cmocka_unit_test(test_no_go_leaves_nothing),
+        cmocka_unit_test(test_interrupt_while_started),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }
