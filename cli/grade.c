@@ -37,7 +37,9 @@ typedef struct {
 /* In a worker (or here, with one): grades list[i]. */
 static void grade_job(int i, StrBuf *reply, void *ctx) {
     GradeRun *g = ctx;
-    GradeOptions go = {.seed = g->o->seed, .timeout_s = g->o->timeout_s, .on_phase = on_phase, .ctx = (void *)g->list[i]};
+    /* one grading here: its report comes while its judge ends (report_graded settles it) */
+    GradeOptions go = {.seed = g->o->seed, .timeout_s = g->o->timeout_s, .on_phase = on_phase, .ctx = (void *)g->list[i],
+                       .settle_later = g->count == 1};
     GradeResult r;
     grade_exercise(g->s->course, &g->s->ws, g->list[i], &go, &r);
     grade_result_pack(&r, reply);
@@ -82,6 +84,10 @@ static bool report_graded(GradeRun *g, int i) {
         if (i == 0) fprintf(stderr, "gpucourse started %.3f s before grading\n", r->trace.origin - process_start);
         trace_print(stderr, e->id, &r->trace, now_seconds() - r->trace.origin);
     }
+    double settling = now_seconds();
+    grade_settle(); /* the judge's end, with the GPU's lock, once the verdict is out */
+    if (o->trace && g->count == 1)
+        fprintf(stderr, "  then the judge's exit after the verdict: %.3f s\n", now_seconds() - settling);
     if (explained(o, g->why, r->verdict)) {
         DiagnoseOptions dop = {.on_phase = on_phase, .ctx = (void *)e};
         diagnose_exercise(g->s->course, &g->s->ws, e, r, &dop, &g->ds[i]);

@@ -688,7 +688,8 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         free(log);
         goto out;
     }
-    /* its runs use the GPU: not beside another grading's timing */
+    /* its runs use the GPU: not beside another grading's timing, nor its own judge's end */
+    grade_settle();
     const char *gpus[] = {r->gpu_id};
     GpuLockRequest want = {.gpus = gpus, .ngpus = 1, .what = e->id, .on_wait = o ? o->on_phase : NULL,
                            .ctx = o ? o->ctx : NULL};

@@ -254,7 +254,9 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
 
     snprintf(out->why, sizeof out->why, "%s", why);
     GpuLockResult result = GPU_LOCK_HELD;
-    if (!take(&c)) {
+    bool taken = take(&c);
+    if (!taken && req->no_wait) result = GPU_LOCK_TIMED_OUT;
+    else if (!taken) {
         char *holder = holders_text(req, &c);
         char *whole = why[0] ? xprintf(" (%s: this grading waits for every grading on the machine)", why) : xstrdup("");
         char *message = c.n == 1 ? xprintf("waiting for the GPU (%s): %s holds it%s; Ctrl-C stops", req->gpus[0], holder, whole)

@@ -40,6 +40,7 @@ typedef struct {
     int ngpus;
     const char *what;        /* who we are, for a waiting neighbour: "ex13" */
     double timeout_s;        /* how long to wait (a grade: GPUCOURSE_GPU_WAIT); 0: 600 s */
+    bool no_wait;            /* taken now or not at all (GPU_LOCK_TIMED_OUT, nothing said, no error) */
     void (*on_wait)(const char *message, void *ctx); /* said once when it must wait */
     void *ctx;
 } GpuLockRequest;

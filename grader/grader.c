@@ -1199,8 +1199,27 @@ void course_parts_free(CourseParts *p) {
     memset(p, 0, sizeof *p);
 }
 
+/* Builds what grade_build_course_parts says; with only_check, builds
+ * nothing and returns 1 at the first part not built already (the judge is
+ * started beside nvcc only then: a first grading's compile error is not
+ * kept waiting for the harness's build). */
+static int build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
+                              CourseParts *parts, char **log, bool only_check);
+
 int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
                              CourseParts *parts, char **log) {
+    return build_course_parts(t, c, w, e, parts, log, false);
+}
+
+/* toolchain_build_cached, or with only_check whether it would build nothing (0) or something (1) */
+static int build_or_check(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
+                          const char *include_dir, char **log, bool only_check) {
+    if (only_check) return toolchain_is_built(t, target, sources, output, include_dir) ? 0 : 1;
+    return toolchain_build_cached(t, target, sources, output, include_dir, log);
+}
+
+static int build_course_parts(const Toolchain *t, const Course *c, const Workspace *w, const Exercise *e,
+                              CourseParts *parts, char **log, bool only_check) {
     memset(parts, 0, sizeof *parts);
     if (log) *log = NULL;
     if (!c->harness_dir)
@@ -1221,7 +1240,7 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     char *objects[NJUDGE + NRUNNER] = {0};
     const char *hsrc[NJUDGE + 2] = {0}, *rsrc[NRUNNER + 2] = {0};
     char *obj_dir = xprintf("%s/harness-obj", w->build);
-    int rc = make_dirs(obj_dir);
+    int rc = only_check ? 0 : make_dirs(obj_dir);
     const char *what = "the harness's part", *name = "";
     /* from a place of this process's own: gradings that build at once (check-course's workers, a
      * class) build different objects, each waiting only where another is building */
@@ -1233,7 +1252,8 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
         char *src = path_join(hdir, file);
         const char *one[] = {src, NULL};
         objects[i] = xprintf("%s/%s-%.*s.o", obj_dir, judge ? "judge" : "runner", (int)strcspn(file, "."), file);
-        rc = toolchain_build_cached(t, judge ? BUILD_HARNESS_OBJECT : BUILD_RUNNER_OBJECT, one, objects[i], hdir, log);
+        rc = build_or_check(t, judge ? BUILD_HARNESS_OBJECT : BUILD_RUNNER_OBJECT, one, objects[i], hdir, log,
+                            only_check);
         if (rc < 0) name = file;
         if (judge) hsrc[i] = objects[i];
         else rsrc[i - NJUDGE] = objects[i];
@@ -1246,15 +1266,15 @@ int grade_build_course_parts(const Toolchain *t, const Course *c, const Workspac
     parts->runner = xprintf("%s/runner-%s", w->build, e->kind);
     parts->reference = xprintf("%s/reference-%s.so", w->build, e->id);
     if (rc == 0) {
-        rc = toolchain_build_cached(t, BUILD_HARNESS, hsrc, parts->harness, hdir, log);
+        rc = build_or_check(t, BUILD_HARNESS, hsrc, parts->harness, hdir, log, only_check);
         what = "the harness of kind", name = e->kind;
     }
     if (rc == 0) {
-        rc = toolchain_build_cached(t, BUILD_RUNNER, rsrc, parts->runner, hdir, log);
+        rc = build_or_check(t, BUILD_RUNNER, rsrc, parts->runner, hdir, log, only_check);
         what = "the student runner of kind";
     }
     if (rc == 0) {
-        rc = toolchain_build_cached(t, BUILD_SHARED_LIB, lsrc, parts->reference, NULL, log);
+        rc = build_or_check(t, BUILD_SHARED_LIB, lsrc, parts->reference, NULL, log, only_check);
         what = "the reference solution of", name = e->id;
         parts->reference_failed = rc < 0;
     }
@@ -1282,105 +1302,176 @@ typedef struct {
     const char *gpu_env;    /* "CUDA_VISIBLE_DEVICES=GPU-..." (gpu_visible_env), or NULL */
 } JudgePlan;
 
-static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
-                        JudgePlan plan, GradeResult *r) {
-    StrList args = {0};
+/* One judge run, from its start to its end. The judge may start before the
+ * student's library is built (go: it waits on its go pipe, proc_go), and
+ * the verdict is decided as soon as its results are whole (it says `end:`
+ * and closes them, then tears its contexts down), while the GPU's lock is
+ * held until the process is gone (judge_settle). */
+typedef struct {
+    ProcRun *run;         /* NULL: none under way */
+    ProcResult res;
+    StrList args;
+    const char **argv;
+    char nonce[40];
+    char *nonce_env, *result_env, *result_file, *go_env;
+    const Launcher *launch;
+    int timeout_s;
+    double spawned;
+    GpuLock lock;         /* held until the judge is gone */
+} Judge;
+
+/* The judge's results are whole: their last line is `end: CODE`, which only
+ * the judge writes (no runner holds the pipe), just before it closes them. */
+static bool judge_said_all(const char *results, size_t len) {
+    if (len < 2 || results[len - 1] != '\n') return false;
+    const char *last = results + len - 1;
+    while (last > results && last[-1] != '\n') last--;
+    return !strncmp(last, "end: ", 5);
+}
+
+/* Starts the judge; with go, it waits for proc_go before it starts the
+ * student's runner. Returns false with the verdict set when it could not. */
+static bool judge_start(Judge *j, const Exercise *e, const CourseParts *parts, const char *student,
+                        const GradeOptions *o, JudgePlan plan, bool go, GradeResult *r) {
+    StrList *args = &j->args;
     char text[64];
-    const Launcher *launch = plan.launch;
+    const Launcher *launch = j->launch = plan.launch;
     if (launch) /* its words first: srun ... harness-KIND ... */
-        for (int i = 0; i < launch->words.count; i++) strlist_add(&args, launch->words.items[i]);
-    strlist_add(&args, parts->harness);
-    strlist_add(&args, "--student");
-    strlist_add(&args, student);
-    strlist_add(&args, "--runner");
-    strlist_add(&args, parts->runner);
-    strlist_add(&args, "--reference");
-    strlist_add(&args, parts->reference);
+        for (int i = 0; i < launch->words.count; i++) strlist_add(args, launch->words.items[i]);
+    strlist_add(args, parts->harness);
+    strlist_add(args, "--student");
+    strlist_add(args, student);
+    strlist_add(args, "--runner");
+    strlist_add(args, parts->runner);
+    strlist_add(args, "--reference");
+    strlist_add(args, parts->reference);
     snprintf(text, sizeof text, "%llu", r->seed);
-    strlist_add(&args, "--seed");
-    strlist_add(&args, text);
+    strlist_add(args, "--seed");
+    strlist_add(args, text);
     snprintf(text, sizeof text, "%.9g", e->tol_rel);
-    strlist_add(&args, "--rel");
-    strlist_add(&args, text);
+    strlist_add(args, "--rel");
+    strlist_add(args, text);
     snprintf(text, sizeof text, "%.9g", e->tol_abs);
-    strlist_add(&args, "--abs");
-    strlist_add(&args, text);
+    strlist_add(args, "--abs");
+    strlist_add(args, text);
     if (e->deterministic) {
-        strlist_add(&args, "--deterministic");
-        strlist_add(&args, "1");
+        strlist_add(args, "--deterministic");
+        strlist_add(args, "1");
     }
     for (int i = 0; i < plan.nchecks; i++) {
         size_text(&plan.checks[i], text, sizeof text);
-        strlist_add(&args, "--check");
-        strlist_add(&args, text);
+        strlist_add(args, "--check");
+        strlist_add(args, text);
     }
     for (int i = 0; plan.timed && i < e->ntiming_sizes; i++) {
         size_text(&e->timing_sizes[i], text, sizeof text);
-        strlist_add(&args, "--timing");
-        strlist_add(&args, text);
+        strlist_add(args, "--timing");
+        strlist_add(args, text);
     }
     char *metrics = plan.timed ? evidence_metrics(e) : NULL;
     if (metrics) {
-        strlist_add(&args, "--counters");
-        strlist_add(&args, metrics);
+        strlist_add(args, "--counters");
+        strlist_add(args, metrics);
         free(metrics);
         char *witnessed = evidence_witness_metrics(e);
         if (witnessed) {
-            strlist_add(&args, "--witness");
-            strlist_add(&args, witnessed);
+            strlist_add(args, "--witness");
+            strlist_add(args, witnessed);
             free(witnessed);
         }
     }
-    int timeout_s = o && o->timeout_s ? o->timeout_s : e->timeout_s;
-    char nonce[40];
-    snprintf(nonce, sizeof nonce, "%llx%llx", fresh_seed(), fresh_seed());
-    char *nonce_env = xprintf("GPUCOURSE_NONCE=%s", nonce);
-    char *result_file = NULL, *result_env = NULL;
+    j->timeout_s = o && o->timeout_s ? o->timeout_s : e->timeout_s;
+    snprintf(j->nonce, sizeof j->nonce, "%llx%llx", fresh_seed(), fresh_seed());
+    j->nonce_env = xprintf("GPUCOURSE_NONCE=%s", j->nonce);
     if (launch) { /* no pipe reaches another node: a file, and the judge's own bound */
-        result_file = xprintf("%s.%s.results", parts->harness, nonce); /* in the build directory */
-        result_env = xprintf("GPUCOURSE_RESULT_FILE=%s", result_file);
-        snprintf(text, sizeof text, "%d", timeout_s);
-        strlist_add(&args, "--timeout");
-        strlist_add(&args, text);
+        j->result_file = xprintf("%s.%s.results", parts->harness, j->nonce); /* in the build directory */
+        j->result_env = xprintf("GPUCOURSE_RESULT_FILE=%s", j->result_file);
+        snprintf(text, sizeof text, "%d", j->timeout_s);
+        strlist_add(args, "--timeout");
+        strlist_add(args, text);
     }
-    const char **argv = strlist_argv(&args);
+    j->argv = strlist_argv(args);
 
     const char *env[4];
     int nenv = 0;
-    env[nenv++] = nonce_env;
+    env[nenv++] = j->nonce_env;
     if (plan.gpu_env) env[nenv++] = plan.gpu_env;
-    if (result_env) env[nenv++] = result_env;
+    if (j->result_env) env[nenv++] = j->result_env;
     env[nenv] = NULL;
-    ProcSpec spec = {.argv = argv, .env = env, .timeout_s = launch ? timeout_s + launch->wait_s : timeout_s,
+    ProcSpec spec = {.argv = j->argv, .env = env, .timeout_s = launch ? j->timeout_s + launch->wait_s : j->timeout_s,
                      .capture_limit = OUTPUT_LIMIT, .result_fd = launch ? -1 : RESULT_FD,
-                     .on_output = o ? o->on_output : NULL, .ctx = o ? o->ctx : NULL};
-    ProcResult res;
-    double spawned = now_seconds();
-    if (proc_run(&spec, &res) < 0) {
+                     .go_fd = go ? RESULT_FD + 1 : -1, .on_output = o ? o->on_output : NULL,
+                     .ctx = o ? o->ctx : NULL};
+    j->spawned = now_seconds();
+    if (proc_start(&spec, &j->res, &j->run) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
-    } else {
-        double ended = now_seconds();
-        if (launch) {
-            free(res.results);
-            size_t len = 0;
-            res.results = read_file(result_file, &len);
-            if (res.results && len > OUTPUT_LIMIT) res.results[OUTPUT_LIMIT] = '\0';
-            unlink(result_file);
-        }
-        RunStatus st = {res.exited,      res.exit_code, res.signal, res.timed_out, res.interrupted, timeout_s,
-                        launch ? launch->text : NULL, launch ? launch->wait_s : 0};
-        r->program_output = xstrdup(res.output);
-        r->output_dropped = res.output_dropped;
-        grade_decide(r, e, &st, res.results, nonce);
-        trace_place_judge(&r->trace, spawned, ended);
-        trace_step(&r->trace, "read the judge's results, decide", ended);
-        proc_result_free(&res);
+        return false;
     }
-    free(nonce_env);
-    free(result_env);
-    free(result_file);
-    free(argv);
-    strlist_free(&args);
+    return true;
+}
+
+/* Waits for the judge's results and decides; the judge may still be
+ * tearing its contexts down (judge_settle waits for that). */
+static void judge_decide(Judge *j, const Exercise *e, GradeResult *r) {
+    bool over = proc_wait(j->run, j->launch ? NULL : judge_said_all);
+    if (over) j->run = NULL;
+    ProcResult *res = &j->res;
+    double ended = now_seconds();
+    if (j->launch) {
+        free(res->results);
+        size_t len = 0;
+        res->results = read_file(j->result_file, &len);
+        if (res->results && len > OUTPUT_LIMIT) res->results[OUTPUT_LIMIT] = '\0';
+        unlink(j->result_file);
+    }
+    RunStatus st = {res->exited,      res->exit_code, res->signal, res->timed_out, res->interrupted, j->timeout_s,
+                    j->launch ? j->launch->text : NULL, j->launch ? j->launch->wait_s : 0};
+    if (!over) { /* its results are whole: the exit code is the one it said it ends with */
+        const char *end = strstr(res->results, "\nend: ");
+        st.exit_code = end ? atoi(end + 6) : 0;
+    }
+    r->program_output = xstrdup(res->output);
+    r->output_dropped = res->output_dropped;
+    grade_decide(r, e, &st, res->results, j->nonce);
+    trace_place_judge(&r->trace, j->spawned, ended);
+    trace_step(&r->trace, "read the judge's results, decide", ended);
+}
+
+/* The judge's end (it ends its own way once its results are whole, or is
+ * killed when kill), then the GPU's lock let go: the next grading finds
+ * no process of this one on the GPU. */
+static void judge_settle(Judge *j, bool kill) {
+    if (j->run) {
+        if (kill) proc_kill(j->run);
+        proc_wait(j->run, NULL);
+        j->run = NULL;
+    }
+    gpu_unlock(&j->lock);
+    proc_result_free(&j->res);
+    free(j->nonce_env);
+    free(j->result_env);
+    free(j->result_file);
+    free(j->argv);
+    strlist_free(&j->args);
+    memset(j, 0, sizeof *j);
+    j->lock.fd = j->lock.dir_fd = -1;
+}
+
+/* One judge run from its start to its end (a picture's sizes: the GPU's
+ * lock is the caller's). */
+static void run_harness(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
+                        JudgePlan plan, GradeResult *r) {
+    Judge j = {0};
+    if (judge_start(&j, e, parts, student, o, plan, false, r)) judge_decide(&j, e, r);
+    judge_settle(&j, false);
+}
+
+/* The judge of the last grading, while it tears down after the verdict
+ * (GradeOptions.settle_later): grade_settle ends it. */
+static Judge pending;
+
+void grade_settle(void) {
+    if (pending.run || pending.lock.held) judge_settle(&pending, false);
 }
 
 /* Compiles the student's file into student_so, streaming nvcc's output;
@@ -1408,7 +1499,7 @@ static bool refused_is_the_file(const char *refused, const char *file) {
 }
 
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
-                            const GradeOptions *o, GradeResult *r) {
+                            const GradeOptions *o, GradeResult *r, void (*before_nvcc)(void *), void *before_ctx) {
     const char *src[] = {student_cu, NULL};
     /* the same box now as for the build it may reuse: the build key says which */
     char unconfined[256];
@@ -1424,6 +1515,7 @@ static bool compile_student(const Toolchain *t, const Exercise *e, const char *s
         free(kept_log);
         return true;
     }
+    if (before_nvcc) before_nvcc(before_ctx); /* what does not need the library starts beside nvcc */
     int timeout_s = o && o->timeout_s ? o->timeout_s : COMPILE_TIMEOUT_S;
     ProcResult cres;
     CompileWatch watch = {{{0}, 0, 0}, o};
@@ -1525,8 +1617,104 @@ static bool interrupted(GradeResult *r) {
     return true;
 }
 
+/* What a grading has found out about the GPU's side, before or after nvcc. */
+typedef struct {
+    const Toolchain *t;
+    const Course *c;
+    const Workspace *w;
+    const Exercise *e;
+    const GradeOptions *o;
+    GradeResult *r;
+    const char *student_so;
+    double gpu_wait_s;
+    Launcher launch;
+    bool launched;
+    GpuInfo gpu;
+    CourseParts parts;
+    Judge judge;
+    bool early;      /* the judge was started while nvcc compiled, and waits for its go */
+    bool decided;    /* judge_decide read its results */
+    double step;
+} Grading;
+
+/* The GPU's lock (see grade_exercise), and the GPU it names; false with the
+ * verdict set when the grading cannot go on. */
+static bool take_gpu(Grading *g, bool no_wait) {
+    GradeResult *r = g->r;
+    const GradeOptions *o = g->o;
+    const char *gpus[GPU_MAX];
+    for (int i = 0; i < g->gpu.count; i++) gpus[i] = g->gpu.uuids[i];
+    GpuLockRequest want = {.gpus = gpus, .ngpus = g->gpu.count, .what = g->e->id, .timeout_s = g->gpu_wait_s,
+                           .no_wait = no_wait, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    GpuLock *lock = &g->judge.lock;
+    GpuLockResult locked = g->launched ? GPU_LOCK_HELD : gpu_lock(&want, lock);
+    if (no_wait && locked != GPU_LOCK_HELD) return false; /* busy, or to be said by the wait after nvcc */
+    g->step = trace_step(&r->trace, "the GPU's lock", g->step);
+    if (interrupted(r)) return false;
+    if (locked == GPU_LOCK_TIMED_OUT) {
+        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+        return false;
+    }
+    if (locked == GPU_LOCK_FAILED) /* timed anyway, and marked in the result (report, JSON, gradebook) */
+        snprintf(r->unlocked, sizeof r->unlocked, "%s", last_error());
+    if (lock->held && lock->why[0]) { /* held through the whole directory: slower, still alone */
+        char *note = xprintf("the GPU's own lock could not serve (%s): this grading waited for every other", lock->why);
+        strlist_add(&r->notes, note);
+        free(note);
+    }
+    /* without a lock, one of several GPUs by the process: gradings at once are likely on different ones */
+    int which = lock->held ? lock->which : g->gpu.count > 1 ? (int)(getpid() % g->gpu.count) : 0;
+    if (!g->launched) snprintf(r->gpu_id, sizeof r->gpu_id, "%s", g->gpu.uuids[which]);
+    return true;
+}
+
+static bool start_judge(Grading *g, bool go) {
+    char *gpu_env = g->launched ? NULL : gpu_visible_env(&g->gpu, g->r->gpu_id);
+    bool started = judge_start(&g->judge, g->e, &g->parts, g->student_so, g->o,
+                               (JudgePlan){g->e->check_sizes, g->e->ncheck_sizes, true, g->launched ? &g->launch : NULL,
+                                           gpu_env},
+                               go, g->r);
+    free(gpu_env);
+    return started;
+}
+
+/* Just before nvcc runs: when the harness is built, the GPU here and free
+ * now, the judge starts (its context, the trusted runner's, the reference
+ * loaded and warmed) and waits for the library on its go pipe. Anything
+ * else (a launcher, no GPU, a busy GPU, a harness to build) waits for
+ * nvcc as before: a compile error is never kept waiting. */
+static void judge_beside_nvcc(void *ctx) {
+    Grading *g = ctx;
+    if (getenv("GPUCOURSE_NO_EARLY_JUDGE") || g->launched) return;
+    gpu_probe(&g->gpu);
+    if (g->gpu.count == 0) return;
+    if (build_course_parts(g->t, g->c, g->w, g->e, &g->parts, NULL, true) != 0) {
+        course_parts_free(&g->parts);
+        return;
+    }
+    /* what the lock and the start say goes into the grading's result only when the judge did start */
+    GradeResult scratch = {0}, *r = g->r;
+    scratch.trace.origin = r->trace.origin;
+    scratch.seed = r->seed;
+    g->r = &scratch;
+    bool started = take_gpu(g, true) && start_judge(g, true);
+    g->r = r;
+    if (!started) { /* said again, and so, after nvcc */
+        judge_settle(&g->judge, true);
+        course_parts_free(&g->parts);
+        grade_result_free(&scratch);
+        return;
+    }
+    snprintf(r->gpu_id, sizeof r->gpu_id, "%s", scratch.gpu_id);
+    snprintf(r->unlocked, sizeof r->unlocked, "%s", scratch.unlocked);
+    for (int i = 0; i < scratch.notes.count; i++) strlist_add(&r->notes, scratch.notes.items[i]);
+    grade_result_free(&scratch);
+    g->early = true;
+}
+
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
                     GradeResult *r) {
+    grade_settle(); /* the last grading's judge, still tearing down */
     memset(r, 0, sizeof *r);
     double start = now_seconds();
     r->trace.origin = start;
@@ -1537,15 +1725,19 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     Toolchain t;
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
-    CourseParts parts = {0};
-    Launcher launch = {0};
+    Grading g = {.t = &t, .c = c, .w = w, .e = e, .o = o, .r = r, .student_so = student_so};
+    g.judge.lock.fd = g.judge.lock.dir_fd = -1;
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
-    double gpu_wait_s, launch_wait_s; /* how long the GPU's lock, and a launcher's queue, may keep us */
-    if (toolchain_find(&t) < 0 || env_seconds("GPUCOURSE_GPU_WAIT", 600, 86400, &gpu_wait_s) < 0 ||
+    /* how long the GPU's lock, and a launcher's queue, may keep us */
+    double launch_wait_s;
+    if (toolchain_find(&t) < 0 || env_seconds("GPUCOURSE_GPU_WAIT", 600, 86400, &g.gpu_wait_s) < 0 ||
         env_seconds("GPUCOURSE_LAUNCH_WAIT", 600, 86400, &launch_wait_s) < 0) {
         set_verdict(r, V_SETUP_ERROR, "%s", last_error());
         goto out;
     }
+    /* through a launcher, the GPU is the launcher's: the judge says whether it has one */
+    g.launched = launcher_from_env(&g.launch);
+    g.launch.wait_s = launch_wait_s;
     double step = trace_step(&r->trace, "find nvcc (nvcc --version), read settings", start);
     if (interrupted(r)) goto out;
     if (!file_exists(student_cu)) {
@@ -1556,12 +1748,14 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
 
     phase(o, "compiling");
     double t0 = now_seconds();
+    g.step = t0;
     bool compiled = o && o->source ? compile_course_file(&t, e, student_cu, student_so, r)
-                                   : compile_student(&t, e, student_cu, student_so, o, r);
+                                   : compile_student(&t, e, student_cu, student_so, o, r, judge_beside_nvcc, &g);
     r->compile_s = now_seconds() - t0;
     step = trace_step(&r->trace,
                       o && o->source      ? "the course's file (build cache)"
                       : r->compile_reused ? "your library as built before (file unchanged)"
+                      : g.early           ? "compile your file (nvcc; the GPU probed, locked, the judge started)"
                                           : "compile your file (nvcc)",
                       step);
     read_kernels(r, student_so);
@@ -1571,69 +1765,49 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     step = trace_step(&r->trace, "read your library (kernels, exports, libraries used)", step);
     if (!callable) goto out;
 
-    /* through a launcher, the GPU is the launcher's: the judge says whether it has one */
-    bool launched = launcher_from_env(&launch);
-    launch.wait_s = launch_wait_s;
-    GpuInfo gpu = {0};
-    if (!launched) gpu_probe(&gpu);
-    step = trace_step(&r->trace, launched ? "no probe: a launcher's job has its GPU" : "probe the GPU (driver)", step);
-    if (!launched && gpu.count == 0) {
-        set_verdict(r, V_SKIPPED, "no GPU: %s", gpu.why);
+    if (!g.early) {
+        if (!g.launched) gpu_probe(&g.gpu);
+        step = trace_step(&r->trace, g.launched ? "no probe: a launcher's job has its GPU" : "probe the GPU (driver)", step);
+    }
+    if (!g.launched && g.gpu.count == 0) {
+        set_verdict(r, V_SKIPPED, "no GPU: %s", g.gpu.why);
         check_static(&t, e, student_so, r);
         step = trace_step(&r->trace, "check the compiled code (cuobjdump, unless read before)", step);
         goto out;
     }
 
-    phase(o, "building the harness");
-    char *log = NULL;
-    if (grade_build_course_parts(&t, c, w, e, &parts, &log) < 0) {
-        if (!interrupted(r)) set_verdict(r, V_SETUP_ERROR, "%s", last_error());
-        free(r->compile_log);
-        r->compile_log = log;
-        r->compile_log_dropped = 0;
-        goto out;
-    }
-    step = trace_step(&r->trace, "the judge, runner and reference (build cache)", step);
-    if (interrupted(r)) goto out;
+    if (!g.early) {
+        phase(o, "building the harness");
+        char *log = NULL;
+        if (grade_build_course_parts(&t, c, w, e, &g.parts, &log) < 0) {
+            if (!interrupted(r)) set_verdict(r, V_SETUP_ERROR, "%s", last_error());
+            free(r->compile_log);
+            r->compile_log = log;
+            r->compile_log_dropped = 0;
+            goto out;
+        }
+        step = trace_step(&r->trace, "the judge, runner and reference (build cache)", step);
+        if (interrupted(r)) goto out;
 
-    /* the GPU part alone under a GPU's lock: one timed grading per GPU at a
-     * time, on whichever of this machine's GPUs is free (a launcher's GPU is
-     * allocated to this job alone) */
-    GpuLock lock = {-1, 0};
-    const char *gpus[GPU_MAX];
-    for (int i = 0; i < gpu.count; i++) gpus[i] = gpu.uuids[i];
-    GpuLockRequest want = {.gpus = gpus, .ngpus = gpu.count, .what = e->id, .timeout_s = gpu_wait_s,
-                           .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
-    GpuLockResult locked = launched ? GPU_LOCK_HELD : gpu_lock(&want, &lock);
-    step = trace_step(&r->trace, "the GPU's lock", step);
-    if (interrupted(r)) goto out;
-    if (locked == GPU_LOCK_TIMED_OUT) {
-        set_verdict(r, V_SETUP_ERROR, "%s", last_error());
-        goto out;
+        /* the GPU part alone under a GPU's lock: one timed grading per GPU at a
+         * time, on whichever of this machine's GPUs is free (a launcher's GPU is
+         * allocated to this job alone) */
+        g.step = step;
+        if (!take_gpu(&g, false)) goto out;
     }
-    if (locked == GPU_LOCK_FAILED) /* timed anyway, and marked in the result (report, JSON, gradebook) */
-        snprintf(r->unlocked, sizeof r->unlocked, "%s", last_error());
-    if (lock.held && lock.why[0]) { /* held through the whole directory: slower, still alone */
-        char *note = xprintf("the GPU's own lock could not serve (%s): this grading waited for every other", lock.why);
-        strlist_add(&r->notes, note);
-        free(note);
-    }
-    /* without a lock, one of several GPUs by the process: gradings at once are likely on different ones */
-    int which = lock.held ? lock.which : gpu.count > 1 ? (int)(getpid() % gpu.count) : 0;
-    if (!launched) snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu.uuids[which]);
-    char *gpu_env = launched ? NULL : gpu_visible_env(&gpu, r->gpu_id);
     phase(o, "running");
-    run_harness(e, &parts, student_so, o,
-                (JudgePlan){e->check_sizes, e->ncheck_sizes, true, launched ? &launch : NULL, gpu_env}, r);
-    free(gpu_env);
-    gpu_unlock(&lock);
+    if (g.early) proc_go(g.judge.run, true); /* the library is built and read: the judge starts its runner */
+    else if (!start_judge(&g, false)) goto out;
+    judge_decide(&g.judge, e, r);
+    g.decided = true;
     step = now_seconds();
     if (r->verdict == V_SKIPPED) { /* the launcher's job had no GPU */
         check_static(&t, e, student_so, r);
         goto out;
     }
+    /* the judge tears its contexts down meanwhile: these read only files */
     /* code loaded at run time first: the rest of the checks read only the compiled code */
-    check_loaded(&t, e, student_so, &parts, w, r);
+    check_loaded(&t, e, student_so, &g.parts, w, r);
     step = trace_step(&r->trace, e->nevidence > 0 ? "compare the code loaded at run time (cuobjdump)"
                                                   : "no code loaded at run time to compare",
                       step);
@@ -1645,11 +1819,22 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     trace_step(&r->trace, "evidence, compiler repairs", step);
     interrupted(r);
 out:
+    if (g.judge.run && !g.decided) /* never got its go (a compile error, Ctrl-C): killed at once */
+        judge_settle(&g.judge, true);
+    else if (g.judge.run && o && o->settle_later) { /* it ends while the verdict is shown */
+        pending = g.judge;
+        memset(&g.judge, 0, sizeof g.judge);
+    } else {
+        double settling = now_seconds();
+        bool running = g.judge.run != NULL;
+        judge_settle(&g.judge, false); /* also the lock of a grading that never started its judge */
+        if (running) trace_step(&r->trace, "the judge's exit after the verdict (contexts torn down)", settling);
+    }
     r->wall_s = now_seconds() - start;
-    launcher_free(&launch);
+    launcher_free(&g.launch);
     free(student_cu);
     free(student_so);
-    course_parts_free(&parts);
+    course_parts_free(&g.parts);
     toolchain_free(&t);
 }
 

@@ -218,7 +218,17 @@ typedef struct {
     void (*on_output)(const char *data, size_t len, void *ctx);
     void (*on_phase)(const char *phase, void *ctx); /* "compiling", "running" */
     void *ctx;
+    /* The judge decides before its processes are gone (their CUDA contexts
+     * torn down, about 0.2 s): false, grade_exercise waits for that; true, it
+     * returns at once and the judge's end, with the GPU's lock, waits for
+     * grade_settle (the caller shows the verdict first), or for the next
+     * grade_exercise, which settles it first. */
+    bool settle_later;
 } GradeOptions;
+
+/* Waits for the last grading's judge to end and lets go of its GPU's lock
+ * (GradeOptions.settle_later); nothing when there is none. */
+void grade_settle(void);
 
 /* What grading an exercise runs besides the student's library, all from
  * the build cache: the judge of its kind, the student's runner of its kind

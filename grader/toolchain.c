@@ -782,6 +782,19 @@ static void build_stamp(uint64_t key, const char *output, char *stamp, size_t si
     free(data);
 }
 
+bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
+                        const char *include_dir) {
+    char want[64];
+    uint64_t key = toolchain_build_key(t, target, sources, include_dir);
+    char *stamp_path = xprintf("%s.stamp", output);
+    char *have = file_exists(output) ? read_file(stamp_path, NULL) : NULL;
+    if (have) build_stamp(key, output, want, sizeof want);
+    bool fresh = have && want[0] && !strcmp(have, want);
+    free(have);
+    free(stamp_path);
+    return fresh;
+}
+
 int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *output, const char *include_dir, char **log) {
     if (log) *log = NULL;

@@ -67,7 +67,8 @@
 int runner_main(bool trusted, const char *library, const char *counters, const char *warm);  // runner.cu
 
 // Exit codes of the judge itself; the grader reads the result lines first.
-enum { EXIT_DONE = 0, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_LOAD = 4, EXIT_NOGPU = 5, EXIT_TIMEOUT = 6 };
+// EXIT_NOT_WANTED: the grader ended the go pipe (GPUCOURSE_GO_FD) without a go.
+enum { EXIT_DONE = 0, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_LOAD = 4, EXIT_NOGPU = 5, EXIT_TIMEOUT = 6, EXIT_NOT_WANTED = 7 };
 
 // How long the GPU may stay busy after a runner answered before the judge
 // calls it work left running on purpose.
@@ -161,7 +162,6 @@ int main(int argc, char **argv) {
     snprintf(build_dir, sizeof build_dir, "%s", real_reference);
     *strrchr(build_dir, '/') = '\0';
     allowed_in_build_dir[0] = realpath(runner, NULL);
-    allowed_in_build_dir[1] = realpath(student, NULL);
     const char *student_base = strrchr(student, '/') ? strrchr(student, '/') + 1 : student;
     int base_len = (int)strlen(student_base);
     if (base_len > 3 && !strcmp(student_base + base_len - 3, ".so")) base_len -= 3;
@@ -169,8 +169,10 @@ int main(int argc, char **argv) {
     library_dirs = sandbox_library_dirs();
     char warm_size[64] = "";
     if (!check.empty()) dims_text(check[0], warm_size, sizeof warm_size);
-    start_runners(student, runner, reference, warm_size[0] ? warm_size : NULL);
-    trace("runners started");
+    int go = go_fd();  // started while nvcc compiles: the student's runner waits for the library
+    if (go < 0) allowed_in_build_dir[1] = realpath(student, NULL);
+    start_runners(student, runner, reference, warm_size[0] ? warm_size : NULL, go < 0);
+    trace(go < 0 ? "runners started" : "the trusted runner started");
 
     int devices = 0;
     cudaError_t err = cudaGetDeviceCount(&devices);
@@ -202,6 +204,12 @@ int main(int argc, char **argv) {
     bool warmed = false;
     for (const Dims &d : check) warmed = warm_exact(d);
     if (warmed) trace("exact values once at each check size (cuBLAS loaded) while your runner loads the profiler");
+    if (go >= 0) {
+        await_go(go);
+        trace("your library built (the judge waited for nvcc)");
+        allowed_in_build_dir[1] = realpath(student, NULL);  // the library nvcc put in place
+        spawn_student_runner(runner, student);
+    }
     await_runners();
     watch_neighbours(prop);  // this process has a context by now
     trace("NVML's watch of other processes");

@@ -401,6 +401,7 @@ bool proc_wait(ProcRun *run, bool (*enough)(const char *results, size_t len)) {
             res->output = xstrdup(r->output.buf ? r->output.buf : "");
             res->output_len = r->output.len;
             res->exited = true; /* as it said */
+            r->spec.on_output = NULL; /* the live log ends with the results: what comes later is only kept */
             res->wall_s = now_seconds() - r->start;
             return false;
         }

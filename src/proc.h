@@ -70,7 +70,8 @@ int proc_run(const ProcSpec *spec, ProcResult *res);
  * returns false as soon as the program closed its result pipe and enough()
  * says that what it wrote there is whole: res holds that and the output so
  * far (exited set, as the program said), the program still ends its own
- * way, and a later proc_wait(run, NULL) waits for that. Every started run
+ * way, and a later proc_wait(run, NULL) waits for that (its output from
+ * then on is kept, not passed to on_output). Every started run
  * must be waited for to its end: until then a Ctrl-C is kept for it, and
  * only then is everything the run started killed and reaped. */
 typedef struct ProcRun ProcRun;

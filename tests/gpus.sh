@@ -31,7 +31,7 @@ f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"
 }
 "$GC" list >/dev/null
 cp solutions/ex01_*.cu "$T/ws/exercises/"
-echo "1..14"
+echo "1..16"
 
 # the GPU each result ran on, and its verdict: "ex01 skipped GPU-fake-a ..."
 results() {
@@ -164,6 +164,41 @@ t_ctrl_c() {
     has "interrupted" && cmp "$T/progress.before" "$T/ws/progress.yaml" && [ "$(pgrep -f "$T/ws" | wc -l)" = 0 ]
 }
 check "Ctrl-C mid-way: exit 130, nothing recorded, nothing left running" t_ctrl_c
+
+# The judge started beside nvcc (the harness built, a GPU free): its context
+# never ends here (tests/standin/slowctx.c, preloaded), so that a compile
+# error, or Ctrl-C during the compile, finds it starting. It is stopped at
+# once: the compile error said as always, nothing left, the GPU's lock free.
+gcc -shared -fPIC -o "$T/ws/exercises/slowctx.so" tests/standin/slowctx.c # where the compiler's box may read it
+lock_free() { python3 -c 'import fcntl, glob, sys
+for p in glob.glob(sys.argv[1] + "/gpucourse-gpu-*.lock"): fcntl.flock(open(p, "a"), fcntl.LOCK_EX | fcntl.LOCK_NB)' "$T/locks"; }
+early() { rm -f "$T/mark"; SLOWCTX_MARK=$T/mark LD_PRELOAD=$T/ws/exercises/slowctx.so GPUCOURSE_FAKE_GPUS=GPU-fake-a "$@"; }
+t_early_compile_error() {
+    cp solutions/ex01_*.cu "$T/ws/exercises/" && "$GC" grade ex01 >/dev/null 2>&1 # the harness built
+    printf 'this is not C++\n' >>"$T/ws/exercises/ex01_vector_add.cu"
+    start=$(date +%s)
+    early "$GC" grade ex01 >"$T/got" 2>&1
+    rc=$?
+    [ $rc = 3 ] && has "nvcc could not compile" && [ -e "$T/mark" ] && [ $(($(date +%s) - start)) -lt 30 ] &&
+        [ "$(pgrep -f "$T/ws/.build" | wc -l)" = 0 ] && lock_free || { echo "exit $rc"; cat "$T/got"; return 1; }
+}
+check "a compile error while the judge starts beside nvcc: said as always, the judge stopped, the lock free" t_early_compile_error
+t_early_ctrl_c() {
+    stuck
+    rm -f "$T/mark"
+    # (not through early(): the Ctrl-C is for gpucourse itself)
+    SLOWCTX_MARK=$T/mark LD_PRELOAD=$T/ws/exercises/slowctx.so GPUCOURSE_FAKE_GPUS=GPU-fake-a "$GC" grade ex01 >"$T/got" 2>&1 &
+    pid=$!
+    for i in $(seq 100); do [ -e "$T/mark" ] && break; sleep 0.2; done
+    sleep 1 # nvcc stuck on the pipe
+    [ -e "$T/mark" ] || { echo "the judge did not start beside nvcc"; kill -INT $pid; wait $pid; return 1; }
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ $rc = 130 ] && has "interrupted" && [ "$(pgrep -f "$T/ws" | wc -l)" = 0 ] && lock_free ||
+        { echo "exit $rc"; cat "$T/got"; pgrep -af "$T/ws"; return 1; }
+}
+check "Ctrl-C while nvcc compiles and the judge starts beside it: exit 130, nothing left, the lock free" t_early_ctrl_c
 
 t_kill_9() {
     GPUCOURSE_FAKE_GPUS=$TWO "$GC" grade ex01 ex03 >/dev/null 2>&1 &

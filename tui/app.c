@@ -96,8 +96,9 @@ static void grade(App *a, int ex, const char *why) {
     snprintf(a->phase, sizeof a->phase, "starting");
     a->last_output = 0;
     grading_redraw(a, true);
+    /* the judge ends after the card is drawn (loop settles it) */
     GradeOptions go = {.seed = a->opt.seed, .timeout_s = a->opt.timeout_s, .on_output = on_grade_output,
-                       .on_phase = on_grade_phase, .ctx = a};
+                       .on_phase = on_grade_phase, .ctx = a, .settle_later = true};
     GradeResult r;
     grade_exercise(a->course, a->ws, e, &go, &r);
     if (r.verdict == V_INTERRUPTED) {
@@ -362,6 +363,7 @@ static void key(App *a, int k) {
 static void loop(App *a) {
     while (!a->quit) {
         view_draw(a);
+        grade_settle(); /* the last grading's judge, now that its verdict is on the screen */
         if (!a->probed) {
             probe_gpu(a);
             continue;
@@ -416,6 +418,7 @@ int tui_run(const Course *c, const Workspace *w, const TuiOptions *o) {
     if (a.opt.start) a.view = VIEW_EXERCISE;
     if (a.opt.watch) toggle_watch(&a);
     loop(&a);
+    grade_settle();
     draw_end();
     watcher_free(a.watcher);
     for (int i = 0; i < c->nexercises; i++)
@@ -482,7 +485,8 @@ static int watch_text(const Course *c, const Workspace *w, const TuiOptions *o) 
         if (!debounce_take(&t.debounce, now_seconds(), &ex)) continue;
         last = ex;
         const Exercise *e = &c->exercises[ex];
-        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = text_phase, .ctx = (void *)e};
+        GradeOptions go = {.seed = o->seed, .timeout_s = o->timeout_s, .on_phase = text_phase, .ctx = (void *)e,
+                           .settle_later = true};
         GradeResult r2;
         grade_exercise(c, w, e, &go, &r2);
         char *notice = NULL;
@@ -493,6 +497,7 @@ static int watch_text(const Course *c, const Workspace *w, const TuiOptions *o) 
         report_text(stdout, e, &r2);
         putchar('\n');
         fflush(stdout);
+        grade_settle(); /* the judge's end, once its verdict is out */
         bool stop = r2.verdict == V_INTERRUPTED;
         if (stop) code = EXIT_INTERRUPTED;
         grade_result_free(&r2);

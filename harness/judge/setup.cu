@@ -26,10 +26,43 @@ static double peak_tflops(int cc, int sms, int clock_khz) {
 // see timed_run.)
 // With counters, the student's runner is the last ready (it loads the
 // profiler): the trusted one warms its library meanwhile, at `warm_size`.
-static void start_runners(const char *student, const char *runner, const char *reference, const char *warm_size) {
+// Started while the student's file compiles (GPUCOURSE_GO_FD, below), the
+// judge starts only the trusted runner here, and the student's once the
+// library is there.
+static void start_runners(const char *student, const char *runner, const char *reference, const char *warm_size,
+                          bool student_too) {
     spawn_runner(trusted_runner, "/proc/self/exe", "--serve-trusted", reference, "--warm",
                  counters_list && kind.library ? warm_size : NULL);
-    spawn_student_runner(runner, student);
+    if (student_too) spawn_student_runner(runner, student);
+}
+
+// The grader starts the judge while nvcc compiles the student's file and
+// says on this descriptor when the library is built and read (one byte).
+// Its end with no byte (a compile error, Ctrl-C, the grader gone) ends the
+// judge at once, having said nothing: no student code was ever run.
+static int go_fd(void) {
+    const char *text = getenv("GPUCOURSE_GO_FD");
+    int fd = text ? atoi(text) : -1;
+    unsetenv("GPUCOURSE_GO_FD");
+    if (fd <= 2) return -1;
+    fcntl(fd, F_SETFD, FD_CLOEXEC);  // no runner holds it
+    return fd;
+}
+
+static void await_go(int fd) {
+    char c = 0;
+    ssize_t n;
+    while ((n = read(fd, &c, 1)) < 0 && errno == EINTR) {
+    }
+    close(fd);
+    if (n != 1 || c != 'g') {
+        if (results) {  // nothing to decide: the grader is no longer listening
+            fclose(results);
+            results = NULL;
+            results_fd = -1;
+        }
+        finish(EXIT_NOT_WANTED);
+    }
 }
 
 // The student's runner, as at the start and for the second run alike.
