@@ -68,8 +68,21 @@ void trace_print(FILE *out, const char *title, const Trace *t, double wall_s) {
         fprintf(out, "  %6.3f  %7.3f  %s%s\n", s->start_s, s->seconds, judge ? "  judge: " : "", s->what);
     }
     if (t->dropped) fprintf(out, "  (%d more step%s not kept)\n", t->dropped, t->dropped == 1 ? "" : "s");
-    fprintf(out, "  grader %.3f s, judge %.3f s, between steps %.3f s\n", by_who[0], by_who[1],
-            wall_s - by_who[0] - by_who[1]);
+    /* the time no step covers: the judge may run beside the grader's steps (started beside nvcc) */
+    double covered = 0, upto = 0;
+    for (;;) { /* the steps' union, from the earliest start on */
+        const TraceStep *next = NULL;
+        for (int i = 0; i < t->n; i++)
+            if (t->steps[i].start_s + t->steps[i].seconds > upto && (!next || t->steps[i].start_s < next->start_s ||
+                                                                    (t->steps[i].start_s == next->start_s &&
+                                                                     t->steps[i].seconds > next->seconds)))
+                next = &t->steps[i];
+        if (!next) break;
+        double from = next->start_s > upto ? next->start_s : upto, to = next->start_s + next->seconds;
+        covered += to - from;
+        upto = to;
+    }
+    fprintf(out, "  grader %.3f s, judge %.3f s, between steps %.3f s\n", by_who[0], by_who[1], wall_s - covered);
 }
 
 void trace_json(FILE *out, const Trace *t) {

@@ -21,8 +21,11 @@
 #   tools/verify-speed.sh ab [N]    on the GPU machine (carry .verify/speed, .verify/base and
 #                                   build): N rounds (default 6), each grading every exercise
 #                                   with REV's gpucourse and this tree's in turn, the order
-#                                   alternating; wall times before / after and each ratio's
-#                                   spread before / after
+#                                   alternating; wall times before / after, the time until the
+#                                   verdict was out (the trace's, from the process's start), and
+#                                   each ratio's spread before / after. AB_EDIT=1: each grading
+#                                   after an edit (a new comment line at the file's end), so
+#                                   that nvcc compiles it: save to verdict
 #   tools/verify-speed.sh watch [N] on the GPU machine (carry .verify/speed and build; tmux):
 #                                   `gpucourse watch ex01` in tmux, the stub and the reference
 #                                   saved in turn N times (default 3), each save's time until
@@ -156,7 +159,8 @@ base() {
 
 # one grading with the gpucourse of tree $1 (its own .verify/speed), as "$2-EX-I" in $out
 ab_grade() {
-    (cd "$1" && W=$PWD/.verify/speed && start=$(date +%s.%N) &&
+    (cd "$1" && W=$PWD/.verify/speed && { [ "${AB_EDIT:-}" != 1 ] || echo "// edit $2 $4 $(date +%s.%N)" >>"$(ls "$W"/ws/exercises/"$3"_*.cu)"; } &&
+        start=$(date +%s.%N) &&
         GPUCOURSE_COURSE=$PWD XDG_CACHE_HOME=$W/cache GPUCOURSE_LOCK_DIR=$W/locks GPUCOURSE_TRACE=1 \
             build/gpucourse --workspace "$W/ws" grade "$3" --format json >"$out/$2-$3-$4.json" 2>"$out/$2-$3-$4.trace"
         echo "$2 $3 $4 $(awk "BEGIN { print $(date +%s.%N) - $start }")" >>"$out/wall")
@@ -190,6 +194,21 @@ for line in open(os.path.join(out, "wall")):
         for key in ("vs_reference", "vs_baseline"):
             if key in s:
                 ratios.setdefault((ex, s["size"], key, who), []).append(s[key])
+# the verdict out: what the process did before grading, and the trace's total (printed with the verdict)
+def verdict_s(path):
+    before = total = None
+    try:
+        for line in open(path):
+            if line.startswith("gpucourse started "): before = float(line.split()[2])
+            elif line.startswith("trace of ") and total is None: total = float(line.split(": ")[1].split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return before + total if before is not None and total is not None else None
+verdicts_s = {}
+for line in open(os.path.join(out, "wall")):
+    who, ex, i, s = line.split()
+    v = verdict_s(os.path.join(out, "%s-%s-%s.trace" % (who, ex, i)))
+    if v is not None: verdicts_s.setdefault((who, ex), []).append(v)
 span = lambda v: "%.2f / %.2f / %.2f s" % (min(v), statistics.median(v), max(v))
 count = lambda v: ", ".join("%s %d" % (x, v.count(x)) for x in sorted(set(v)))
 print("\n## Wall time of `gpucourse grade EX`, before and after in turn")
@@ -198,6 +217,11 @@ print("|---|---|---|---|")
 for ex in exercises:
     print("| %s | %s | %s | %s / %s |" % (ex, span(walls.get(("before", ex), [0])), span(walls.get(("after", ex), [0])),
           count(verdicts.get(("before", ex), [])), count(verdicts.get(("after", ex), []))))
+print("\n## Until the verdict was out (trace), before and after%s" % (" (each after an edit: save to verdict)" if os.environ.get("AB_EDIT") == "1" else ""))
+print("| exercise | before min / median / max | after min / median / max |")
+print("|---|---|---|")
+for ex in exercises:
+    print("| %s | %s | %s |" % (ex, span(verdicts_s.get(("before", ex), [0])), span(verdicts_s.get(("after", ex), [0]))))
 print("\n## Stability (spread = (max - min) / median)")
 print("| exercise | size | ratio | before min-max (spread) | after min-max (spread) |")
 print("|---|---|---|---|---|")
