@@ -1755,7 +1755,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     step = trace_step(&r->trace,
                       o && o->source      ? "the course's file (build cache)"
                       : r->compile_reused ? "your library as built before (file unchanged)"
-                      : g.early           ? "compile your file (nvcc; the GPU probed, locked, the judge started)"
+                      : g.early           ? "compile your file (nvcc), the judge started beside it"
                                           : "compile your file (nvcc)",
                       step);
     read_kernels(r, student_so);
