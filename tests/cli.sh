@@ -146,6 +146,16 @@ t_doctor_fp8() {
         has "MISSING  FP8 scales   ex45's cuBLASLt baseline needs CUDA 12.9 or later" &&
         code_is 77 "$GC" doctor && has "ok       FP8 scales   CUDA 12.9 or later"
 }
+# the judge's witness (PM sampling) needs CUDA 12.6
+t_doctor_witness() {
+    mkdir -p "$T/cuda12.4/bin"
+    printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4, V12.4.131"\n' >"$T/cuda12.4/bin/nvcc"
+    chmod +x "$T/cuda12.4/bin/nvcc"
+    GPUCOURSE_NVCC=$T/cuda12.4/bin/nvcc code_is 77 "$GC" doctor &&
+        has "MISSING  witness      the judge's own counters (PM sampling) need CUDA 12.6" &&
+        code_is 77 "$GC" doctor && has "ok       witness      CUDA 12.6 or later"
+}
+check "doctor: the toolkit version the witness needs" t_doctor_witness
 check "doctor: the toolkit version ex45's baseline needs" t_doctor_fp8
 
 mkdir -p "$T/bad/course/01-x" && cp -R harness exercises solutions "$T/bad/"

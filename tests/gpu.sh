@@ -98,8 +98,8 @@ for f in tests/gpu/*.cu tests/gpu/*.patch; do
         "$GC" reset "$ex" >/dev/null 2>&1
         continue
     fi
-    # a line '// env: NAME=VALUE ...' among the first three: the grade runs with those set (a feature
-    # still off by default, e.g. GPUCOURSE_WITNESS=1)
+    # a line '// env: NAME=VALUE ...' among the first three: the grade runs with those set (e.g. a
+    # feature still off by default while it is being proven)
     fixture_env=$(sed -n '1,3s#^// env: ##p' "$f")
     # shellcheck disable=SC2086  # NAME=VALUE words
     env $fixture_env "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"

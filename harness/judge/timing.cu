@@ -110,6 +110,8 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
         trusted.clear();
         for (int c = 0; c < CONTESTANTS; c++) t[c].clear();
         busy = busy_trusted = trusted_calls = 0;
+        // the witness's window opens while the warm-up runs (witness.cu)
+        if (with_counters) witness_begin();
         double t0 = now_us();
         for (int round = 0;; round++) {
             for (int c = 0; c < CONTESTANTS; c++) {
@@ -133,7 +135,6 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
         // each counted call (its runner's profiler takes the GPU's one
         // counter session) is made between two windows.
         witness_restart();
-        if (with_counters) witness_begin();
         for (int k = 0; k < (int)counted_round.size() && ok; k++) {
             uint64_t sample_seed = unpredictable_seed();
             problem_fill(p, sample_seed);  // fresh inputs: a cached answer is a wrong answer
@@ -166,7 +167,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
             }
             ok = check_against_reference(p, s, " (timed sample)");  // every sample's output is checked
         }
-        witness_end();
+        witness_done();
         trace("timed %s: %d samples, each checked", size, samples);
         if (call_log) fflush(call_log);
         // NVML names the neighbours; without it, trusted calls that had to
