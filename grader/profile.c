@@ -367,6 +367,14 @@ static char *shell_word(const char *path) {
     return sb_take(&sb);
 }
 
+/* "  WORDS PATH", or where that is wider than 80 columns, the path on a
+ * line of its own after a backslash: either way a command that pastes into
+ * a shell as it is. */
+static void print_command(FILE *out, const char *words, const char *path) {
+    if (2 + strlen(words) + 1 + strlen(path) <= 80) fprintf_visible(out, "  %s %s\n", words, path);
+    else fprintf_visible(out, "  %s \\\n      %s\n", words, path);
+}
+
 void profile_report_text(FILE *out, const Exercise *e, const Profile *p) {
     if (!p->report[0]) {
         fprintf_visible(out, "profile %s: no report: %s\n", e->id, p->not_done);
@@ -377,8 +385,10 @@ void profile_report_text(FILE *out, const Exercise *e, const Profile *p) {
             e->id, p->size, p->wall_s);
     fprintf_visible(out, "  %s\n", p->report);
     if (p->not_done[0]) fprintf_visible(out, "  (incomplete: %s)\n", p->not_done);
-    fprintf_visible(out, "Open it in Nsight Compute:\n  ncu-ui %s\nor read it in a terminal:\n"
-                         "  ncu --import %s --page details\n", word, word);
+    fputs("Open it in Nsight Compute:\n", out);
+    print_command(out, "ncu-ui", word);
+    fputs("or read it in a terminal:\n", out);
+    print_command(out, "ncu --page details --import", word);
     free(word);
 }
 
@@ -400,7 +410,7 @@ void json_profile(FILE *out, const Profile *p) {
     json_string(out, p->reference);
     fputs(", \"open\": ", out);
     char *word = p->report[0] ? shell_word(p->report) : NULL;
-    char *open = word ? xprintf("ncu-ui %s", word) : NULL, *terminal = word ? xprintf("ncu --import %s --page details", word) : NULL;
+    char *open = word ? xprintf("ncu-ui %s", word) : NULL, *terminal = word ? xprintf("ncu --page details --import %s", word) : NULL;
     if (open) json_string(out, open);
     else fputs("null", out);
     fputs(", \"terminal\": ", out);

@@ -2943,8 +2943,10 @@ static void test_profile_run(void **state) {
     profile_report_text(m, &e, &p);
     fclose(m);
     assert_non_null(strstr(text, "\n  ncu-ui /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep\n"));
-    assert_non_null(strstr(text, "\n  ncu --import /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep "
-                                 "--page details\n"));
+    assert_non_null(strstr(text, "\n  ncu --page details --import \\\n"
+                                 "      /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep\n"));
+    for (char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+        if (strncmp(line, "profile ", 8) && strcspn(line, "\n") > 80) fail_msg("over 80 columns: %s", line);
     free(text);
     char *rm = xprintf("rm -rf '%s'", dir);
     assert_int_equal(system(rm), 0);
