@@ -1,4 +1,5 @@
 #include "report.h"
+#include "profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,8 @@ void json_diagnosis(FILE *out, const Diagnosis *d) {
     json_string(out, d->counters_note);
     fputs(", \"reference_kernels\": ", out);
     json_kernels(out, d->reference_kernels, d->nreference_kernels);
+    fputs(", \"profile\": ", out);
+    json_profile(out, d->profile);
     fputs(", \"hints\": [", out);
     for (int i = 0; i < d->nhints; i++) {
         fprintf(out, "%s{\"text\": ", i ? ", " : "");

@@ -14,6 +14,7 @@
 #include "../grader/report.h"
 #include "../grader/diagnose.h"
 #include "../grader/metrics.h"
+#include "../grader/profile.h"
 #include "../grader/gpulock.h"
 #include "../src/proc.h"
 
@@ -2802,9 +2803,156 @@ static void test_libcache(void **state) {
     free(rm), free(cache), free(src), free(lib);
 }
 
-int main(void) {
+/* why --profile without a GPU or ncu: a stand-in ncu (records its argv and
+ * TMPDIR, runs the program after its options as ncu does, writes a report)
+ * and a stand-in runner (records its argv, makes a file in its --profile
+ * directory, answers "call: ok" on the result descriptor; hangs for a
+ * library named hang, crashes for crash). This test program is the one ncu
+ * starts (main: PROFILE_RUNS_ARG), as gpucourse is. */
+static const char fake_ncu[] =
+    "#!/bin/sh\n"
+    "d=$(dirname \"$0\")\n"
+    ": >\"$d/ncu.argv\"\n"
+    "for a in \"$@\"; do printf '%s\\n' \"$a\" >>\"$d/ncu.argv\"; done\n"
+    "printf '%s\\n' \"$TMPDIR\" >\"$d/ncu.tmpdir\"\n"
+    "if [ \"${FAKE_NCU:-}\" = noperm ]; then\n"
+    "  echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
+    "Counters on the target device 0.'; exit 1\n"
+    "fi\n"
+    "if [ \"${FAKE_NCU:-}\" = broken ]; then echo '==ERROR== Failed to prepare the target'; exit 1; fi\n"
+    "out=\n"
+    "while [ $# -gt 0 ]; do case $1 in --export) out=$2; shift 2;; --*) shift 2;; *) break;; esac; done\n"
+    "\"$@\"; rc=$?\n"
+    "echo 'a fake report' >\"$out\"\n"
+    "exit $rc\n";
+static const char fake_runner[] =
+    "#!/bin/sh\n"
+    "d=$(dirname \"$0\")\n"
+    "printf '%s\\n' \"$*\" >>\"$d/runner.argv\"\n"
+    "prev= lock= lib=\n"
+    "for a in \"$@\"; do case $prev in --profile) lock=$a;; --student) lib=$a;; esac; prev=$a; done\n"
+    ": >\"$lock/lock.runner\" || { echo \"error: cannot write in $lock\" >&3; exit 3; }\n"
+    "case $lib in *hang*) sleep 30;; *crash*) kill -SEGV $$;; esac\n"
+    "echo 'call: ok 0.125000' >&3\n";
+
+static char *write_script(const char *dir, const char *name, const char *text) {
+    char *path = xprintf("%s/%s", dir, name);
+    assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+    assert_int_equal(chmod(path, 0755), 0);
+    return path;
+}
+
+static void test_profile_run(void **state) {
+    (void)state;
+    char dir[] = "/tmp/gpucourse-profile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *ncu = write_script(dir, "ncu", fake_ncu), *runner = write_script(dir, "runner-sgemm", fake_runner);
+    char *self = realpath("/proc/self/exe", NULL), *report = xprintf("%s/ex35-1.ncu-rep", dir);
+    char *mine = xprintf("%s/student-ex35.so", dir), *hang = xprintf("%s/hang.so", dir), *crash = xprintf("%s/crash.so", dir);
+    char *argv_file = xprintf("%s/ncu.argv", dir), *runner_file = xprintf("%s/runner.argv", dir);
+    char *tmp_file = xprintf("%s/ncu.tmpdir", dir);
+    ProfileRun run = {.ncu = ncu, .self = self, .runner = runner, .student = mine, .reference = "/ref/reference-ex35.so",
+                      .size = "4096x4096x4096", .seed = 77, .report = report, .call_timeout_s = 1};
+    Profile p = {0};
+    profile_run(&run, &p);
+    assert_string_equal(p.report, report);
+    assert_string_equal(p.not_done, "");
+    assert_string_equal(p.yours, "ok");
+    assert_string_equal(p.reference, "ok");
+    /* what ncu was told: the runners only, the profiler's range only, the
+     * sections, the report's place; then this program with the runs */
+    char *args = read_file(argv_file, NULL), *tmpdir = read_file(tmp_file, NULL);
+    assert_non_null(args);
+    assert_non_null(tmpdir);
+    tmpdir[strcspn(tmpdir, "\n")] = '\0';
+    char *want = xprintf("--target-processes\nall\n--target-processes-filter\nregex:runner-\n--profile-from-start\noff\n"
+                         "--section\nSpeedOfLight\n");
+    assert_non_null(strstr(args, want));
+    assert_non_null(strstr(args, "--section\nMemoryWorkloadAnalysis_Tables\n--section\nSchedulerStats\n"));
+    assert_null(strstr(args, "--set"));
+    char *tail = xprintf("--export\n%s\n%s\n%s\n%s\n%s/nvidia/nsight_compute\n4096x4096x4096\n77\n1\nyours=%s\n"
+                         "reference=/ref/reference-ex35.so\n", report, self, PROFILE_RUNS_ARG, runner, tmpdir, mine);
+    assert_non_null(strstr(args, tail));
+    assert_true(strncmp(tmpdir, "/tmp/gpucourse-ncu-", 19) == 0 || getenv("TMPDIR"));
+    /* each runner in its diagnose mode, the student's first; the run's
+     * directory removed after, with what the runner made in it */
+    char *runs = read_file(runner_file, NULL);
+    char *want_runs = xprintf("--student %s --diagnose 4096x4096x4096 --seed 77 --profile %s/nvidia/nsight_compute\n"
+                              "--student /ref/reference-ex35.so --diagnose 4096x4096x4096 --seed 77 --profile "
+                              "%s/nvidia/nsight_compute\n", mine, tmpdir, tmpdir);
+    assert_non_null(runs);
+    assert_string_equal(runs, want_runs);
+    assert_false(dir_exists(tmpdir));
+    free(args), free(want), free(tail), free(runs), free(want_runs), free(tmpdir);
+
+    /* a call that hangs under ncu is ended after its time; the reference's
+     * still runs, and the report is kept */
+    unlink(report);
+    unlink(runner_file);
+    run.student = hang;
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.report, report);
+    assert_string_equal(p.yours, "did not finish in 1 s");
+    assert_string_equal(p.reference, "ok");
+    assert_string_equal(p.not_done, "your call: did not finish in 1 s");
+    assert_true(p.wall_s < 10);
+
+    /* one that crashes */
+    run.student = crash;
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.yours, "ended by signal 11");
+    assert_string_equal(p.reference, "ok");
+
+    /* the driver keeps the counters from this user: said with its setting */
+    unlink(report);
+    run.student = mine;
+    setenv("FAKE_NCU", "noperm", 1);
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.report, "");
+    assert_non_null(strstr(p.not_done, "only administrators read the GPU's counters (ERR_NVGPUCTRPERM, "
+                                       "NVreg_RestrictProfilingToAdminUsers=1)"));
+    /* ncu failing otherwise: its words */
+    setenv("FAKE_NCU", "broken", 1);
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.report, "");
+    assert_string_equal(p.not_done, "ncu ran nothing (exit 1): Failed to prepare the target");
+    unsetenv("FAKE_NCU");
+    assert_true(profile_no_permission("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission"));
+    assert_false(profile_no_permission("==PROF== Disconnected from process 4711"));
+
+    /* the text: where the report is and the commands that open it, at 80 columns */
+    Exercise e = {.id = "ex35"};
+    snprintf(p.report, sizeof p.report, "/home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep");
+    snprintf(p.size, sizeof p.size, "4096x4096x4096");
+    p.not_done[0] = '\0';
+    p.wall_s = 23.4;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    profile_report_text(m, &e, &p);
+    fclose(m);
+    assert_non_null(strstr(text, "\n  ncu-ui /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep\n"));
+    assert_non_null(strstr(text, "\n  ncu --page details --import \\\n"
+                                 "      /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep\n"));
+    for (char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+        if (strncmp(line, "profile ", 8) && strcspn(line, "\n") > 80) fail_msg("over 80 columns: %s", line);
+    free(text);
+    char *rm = xprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm), free(ncu), free(runner), free(self), free(report), free(mine), free(hang), free(crash);
+    free(argv_file), free(runner_file), free(tmp_file);
+}
+
+int main(int argc, char **argv) {
+    /* test_profile_run: this program is the one ncu starts, as gpucourse is */
+    if (argc >= 2 && !strcmp(argv[1], PROFILE_RUNS_ARG)) return profile_runs_main(argc - 2, argv + 2);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
+        cmocka_unit_test(test_profile_run),
         cmocka_unit_test(test_too_slow),       cmocka_unit_test(test_no_gpu),
         cmocka_unit_test(test_gpu_fault),      cmocka_unit_test(test_no_solve_symbol),
         cmocka_unit_test(test_timeout_keeps_partial_checks), cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_crash_by_signal),
