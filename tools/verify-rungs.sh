@@ -30,7 +30,8 @@ STUBS="ex46 ex47"
 export XDG_CACHE_HOME=$V/cache GPUCOURSE_LOCK_DIR=$V/locks
 . tools/verify-lib.sh
 
-fixtures() { ls tests/gpu/ex46_*.patch tests/gpu/ex47_*.patch 2>/dev/null; }
+# EXTRA_FIXTURES: more fixtures of tests/gpu/ (paths) graded the same way
+fixtures() { ls tests/gpu/ex46_*.patch tests/gpu/ex47_*.patch ${EXTRA_FIXTURES:-} 2>/dev/null; }
 
 prepare() {
     set -e
