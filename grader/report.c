@@ -480,14 +480,29 @@ void report_diagnosis_text(FILE *out, const Course *c, const Exercise *e, const 
     if (d->kind == DIAG_SANITIZER && d->ntools && !found && r->verdict == V_WRONG)
         fputs("  found      no memory error, race or barrier misuse: the arithmetic or the indexing is wrong; the "
               "picture above shows where\n", out);
-    if (d->nrows) {
-        fprintf(out, "  counters   %-52s %10s %10s\n", "", "yours", "reference");
+    if (d->nrows) { /* in 80 columns: a title wider than its column goes on at words on the lines below */
+        enum { VALUE = 9, TITLE_MAX = 80 - 13 - 2 * (VALUE + 1) };
+        int title_w = 0;
+        for (int i = 0; i < d->nrows; i++) {
+            int n = (int)strlen(diagnose_measure_title(d->rows[i].measure));
+            if (n > title_w) title_w = n;
+        }
+        if (title_w > TITLE_MAX) title_w = TITLE_MAX;
+        fprintf(out, "  counters   %-*s %*s %*s\n", title_w, "", VALUE, "yours", VALUE, "reference");
         for (int i = 0; i < d->nrows; i++) {
             const MeasureRow *m = &d->rows[i];
             char s[32] = "-", rf[32] = "-";
             if (m->has_student) diagnose_measure_value(m->measure, m->student, s, sizeof s);
             if (m->has_reference) diagnose_measure_value(m->measure, m->reference, rf, sizeof rf);
-            fprintf(out, "             %-52s %10s %10s\n", diagnose_measure_title(m->measure), s, rf);
+            const char *title = diagnose_measure_title(m->measure);
+            while ((int)strlen(title) > title_w) { /* the part that fits, cut at its last space */
+                int cut = title_w;
+                while (cut > 0 && title[cut] != ' ') cut--;
+                if (cut == 0) cut = title_w; /* one word wider than the column */
+                fprintf(out, "             %.*s\n", cut, title);
+                title += cut + (title[cut] == ' ');
+            }
+            fprintf(out, "             %-*s %*s %*s\n", title_w, title, VALUE, s, VALUE, rf);
         }
     }
     if (d->counters_note[0]) {

@@ -2969,6 +2969,40 @@ static void test_ceiling_kinds(void **state) {
     assert_true(ceiling_per_sm_per_clock(120, "BF16") == 0); /* unknown: no guess */
 }
 
+/* why's counter table in 80 columns, every measure's title in it with
+ * values at their widest (the table was 87 wide): the longest title goes
+ * on at a word on the line below, the values under their headings. */
+static void test_counter_table_80(void **state) {
+    (void)state;
+    static const char *const all[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
+                                      "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
+                                      "tma_load_share", "registers", "spill_bytes", "shared_bytes"};
+    Exercise e = exercise();
+    Diagnosis d = {.kind = DIAG_COUNTERS, .nrows = (int)(sizeof all / sizeof all[0])};
+    snprintf(d.size, sizeof d.size, "4096x4096x4096");
+    for (int i = 0; i < d.nrows; i++) d.rows[i] = (MeasureRow){all[i], -1.25e-5, 100, true, i != 3};
+    GradeResult r = {.verdict = V_SLOW};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_diagnosis_text(f, NULL, &e, &r, &d);
+    fclose(f);
+    if (getenv("SHOW_CARDS")) fputs(buf, stderr);
+    const char *line = strstr(buf, "\n  counters ");
+    assert_non_null(line);
+    for (line++; *line && (!strncmp(line, "  counters ", 11) || !strncmp(line, "             ", 13));) {
+        size_t n = strcspn(line, "\n");
+        if (n > 80) fail_msg("over 80 columns (%zu): %.*s", n, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    assert_non_null(strstr(buf, "\n  counters                                                       yours reference\n"));
+    assert_non_null(strstr(buf, "\n             sectors per global load request                  -1.3e-05    100.00\n"));
+    assert_non_null(strstr(buf, "\n             local-memory bytes (spills) per byte that must\n"
+                                "             move                                             -1.3e-05    100.00\n"));
+    assert_non_null(strstr(buf, "\n             registers per thread (the most of any kernel)          -0       100\n"));
+    free(buf);
+}
+
 int main(void) {
     setenv("GPUCOURSE_WITNESS", "1", 1); /* the witness's rules as they are when it is on */
     const struct CMUnitTest tests[] = {
@@ -3007,7 +3041,7 @@ int main(void) {
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
-        cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
+        cmocka_unit_test(test_counter_table_80), cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
