@@ -163,6 +163,44 @@ static void test_markdown_table(void **state) {
     assert_null(strstr(text, "| row |"));
     free(text);
     doc_free(&d);
+
+    /* only the header wraps: no rules between the body's one-line rows */
+    md_render(&d, "| parts | 3072 x 3072 x 8192 (24 tiles left) | 4096^3 (116 left) |\n|---|---|---|\n"
+                  "| 1 (ex33's waves) | 588 | 693 |\n| 2 | 664 | 631 |\n| 3 | 691 | 595 |\n", 50);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_true(max_width(&d) <= 50);
+    assert_non_null(strstr(text, "\n 1 (ex33's waves) | 588 "));
+    assert_non_null(strstr(text, "| 693\n 2                | 664 "));
+    assert_non_null(strstr(text, "| 631\n 3                | 691 "));
+    free(text);
+    doc_free(&d);
+
+    /* a short cell (a label) kept on one line; the long one wraps */
+    md_render(&d, "| argument | what it is |\n|---|---|\n| globalStrides[rank - 1] | the distance from one index "
+                  "to the next of dimensions 1 and up, in bytes |\n| boxDim[rank] | the box |\n", 60);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_non_null(strstr(text, "\n globalStrides[rank - 1] | the distance from one index to\n"
+                                 "                         | the next of dimensions 1 and up,\n"));
+    free(text);
+    doc_free(&d);
+
+    /* too narrow for its words: a list, an item a row, each cell after
+     * its column's header, none cut at the edge */
+    md_render(&d, "| rung | look at | metric |\n|---|---|---|\n| 1, 2 | sectors per request | "
+                  "l1tex__t_sectors_pipe_lsu_mem_global_op_ld / l1tex__t_requests |\n| 5 | registers | "
+                  "Launch Statistics |\n", 50);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_true(max_width(&d) <= 50);
+    assert_non_null(strstr(text, "* rung: 1, 2\n  look at: sectors per request\n"
+                                 "  metric:\n    l1tex__t_sectors_pipe_lsu_mem_global_op_ld /\n    l1tex__t_requests\n"
+                                 "* rung: 5\n  look at: registers\n  metric: Launch Statistics\n"));
+    assert_int_equal(style_of(&d, "1, 2"), S_STRONG);
+    assert_null(strstr(text, "| "));
+    free(text);
+    doc_free(&d);
 }
 
 /* Every lesson of the course at 80 and at 60 columns: no line wider than
