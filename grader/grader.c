@@ -427,7 +427,9 @@ static void use_size(GradeResult *r, int i) {
     r->decisive = i;
     r->bytes = t->bytes, r->flops = t->flops;
     r->student = t->student, r->reference = t->reference, r->baseline = t->baseline, r->library = t->library;
-    r->vs_reference = t->vs_reference, r->vs_baseline = t->vs_baseline, r->vs_library = t->vs_library;
+    /* a GEMM's copy is its roofline's memory ceiling only (t->ceiling), never a ratio it is held to or
+     * recorded by (progress, the gradebook) */
+    r->vs_reference = t->vs_reference, r->vs_baseline = t->flops > 0 ? 0 : t->vs_baseline, r->vs_library = t->vs_library;
     r->gbps_student = t->gbps_student, r->gbps_reference = t->gbps_reference;
     r->gbps_baseline = t->gbps_baseline, r->gbps_library = t->gbps_library;
     r->tflops_student = t->tflops_student, r->tflops_reference = t->tflops_reference;

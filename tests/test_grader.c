@@ -2848,6 +2848,7 @@ static void test_ceilings_gemm(void **state) {
     assert_true(c->ridge > 300 && c->ridge < 330 && c->intensity > c->ridge);
     assert_true(fabs(c->fraction - 549.756 / 948.85) < 0.001);                     /* 0.58 */
     assert_int_equal(r.sizes[1].ceiling.clock_mhz, 1650);
+    assert_true(r.vs_baseline == 0 && r.sizes[1].vs_baseline > 0); /* the copy: a ceiling, not a ratio recorded */
     const Exercise *es[] = {&e};
     char *out = NULL;
     size_t len = 0;
