@@ -147,7 +147,7 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         if (r->baseline.samples) /* the memory ceiling of the ceilings below */
             fprintf(out, "             copy      %9.3f ms  %7.0f GB/s      (same run)\n", r->baseline.median_ms,
                     r->gbps_baseline);
-        if (r->peak_tflops > 0) fprintf(out, "             peak                 %7.1f TFLOP/s   (this GPU, dense)\n", r->peak_tflops);
+        if (r->peak_tflops > 0) fprintf(out, "             peak                 %7.1f TFLOP/s   (dense, highest clock)\n", r->peak_tflops);
         fprintf(out, "  ratios     you/reference %.2f (floor %.2f)", r->vs_reference, r->floor_reference);
         if (r->library.samples) {
             fprintf(out, "   you/library %.2f", r->vs_library);
