@@ -2947,6 +2947,201 @@ static void test_profile_run(void **state) {
     free(argv_file), free(runner_file), free(tmp_file);
 }
 
+/* The ceilings' lines of a report (from "  ceilings" while the lines are
+ * indented under it) at most 80 columns, as the CLI prints them unwrapped. */
+static void assert_fits_80(const char *text) {
+    const char *line = strstr(text, "\n  ceilings   ");
+    assert_non_null(line);
+    for (line++; *line && (!strncmp(line, "  ceilings   ", 13) || !strncmp(line, "             ", 13));) {
+        size_t n = strcspn(line, "\n");
+        if (n > 80) fail_msg("over 80 columns: %.*s", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
+/* Each timed size against the ceilings: a GEMM is compute-bound (its flops
+ * per byte far past the ridge of the same run's copy and the BF16 peak),
+ * its share taken of the peak at the clock it ran (smclock:), not the
+ * highest; text, JSON and 80 columns. */
+static void test_ceilings_gemm(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "gemm_bf16";
+    e.floor_library = 0.45;
+    char *text = read_file("tests/data/ceilings_gemm.txt", NULL);
+    assert_non_null(text);
+    GradeResult r;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    assert_int_equal(r.cc, 90);
+    const Ceiling *c = &r.sizes[0].ceiling;
+    assert_int_equal(c->bound, BOUND_COMPUTE);
+    assert_true(c->clock_measured);
+    assert_int_equal(c->clock_mhz, 1755);
+    assert_string_equal(c->math, "BF16");
+    assert_true(fabs(c->peak_tflops - 132 * 4096 * 1755e6 / 1e12) < 0.01);        /* 948.9, not 1070.5 */
+    assert_true(fabs(c->copy_gbps - 201326592 / 0.068e6) < 0.1);                  /* 2961 GB/s */
+    assert_true(fabs(c->intensity - 137438953472.0 / 201326592) < 1e-6);          /* 683 flop/B */
+    assert_true(c->ridge > 300 && c->ridge < 330 && c->intensity > c->ridge);
+    assert_true(fabs(c->fraction - 549.756 / 948.85) < 0.001);                     /* 0.58 */
+    assert_int_equal(r.sizes[1].ceiling.clock_mhz, 1650);
+    assert_true(r.vs_baseline == 0 && r.sizes[1].vs_baseline > 0); /* the copy: a ceiling, not a ratio recorded */
+    const Exercise *es[] = {&e};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "\n             4096x4096x4096   compute  58% of 949 TFLOP/s (BF16, 1755 MHz)\n"));
+    assert_non_null(strstr(out, "\n             8192x8192x8192   compute  54% of 892 TFLOP/s (BF16, 1650 MHz)\n"));
+    assert_null(strstr(out, "MHz*"));
+    assert_non_null(strstr(out, "copy          0.272 ms     2961 GB/s      (same run)"));
+    assert_fits_80(out);
+    free(out);
+    f = open_memstream(&out, &len);
+    report_json(f, es, &r, 1);
+    fclose(f);
+    assert_non_null(strstr(out, "\"ceiling\": {\"bound\": \"compute\", \"fraction\": 0.579"));
+    assert_non_null(strstr(out, "\"math\": \"BF16\""));
+    assert_non_null(strstr(out, "\"clock_mhz\": 1650, \"clock_measured\": true}"));
+    free(out);
+    grade_result_free(&r);
+
+    /* no smclock (a judge without NVML, or older): the highest clock, said */
+    char *plain = read_file("tests/data/gemm_sizes.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, plain, "N1");
+    assert_false(r.sizes[0].ceiling.clock_measured);
+    assert_int_equal(r.sizes[0].ceiling.clock_mhz, 1980);
+    assert_int_equal(r.sizes[0].ceiling.bound, BOUND_COMPUTE); /* no copy timed: the arithmetic, ridge unknown */
+    assert_true(r.sizes[0].ceiling.ridge == 0);
+    f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "compute  51% of 1071 TFLOP/s (BF16, 1980 MHz*)\n"));
+    assert_non_null(strstr(out, "* the highest clock: the clock it ran at was not read"));
+    assert_fits_80(out);
+    free(out);
+    grade_result_free(&r);
+    free(plain);
+    free(text);
+}
+
+/* A memory kind: bounded by the same run's copy, its share the student's
+ * bytes per second over the copy's (you/copy); its flops from the kind's
+ * table at the exercise's size when the output did not name it. */
+static void test_ceilings_memory(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "vector_add";
+    SizeSpec timed = {.count = 1, .d = {268435456}};
+    e.timing_sizes = &timed;
+    e.ntiming_sizes = 1;
+    GradeResult r;
+    char *text = read_file("tests/data/pass.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    const Ceiling *c = &r.sizes[0].ceiling;
+    assert_int_equal(c->bound, BOUND_MEMORY);
+    assert_true(fabs(c->fraction - r.vs_baseline) < 1e-9);
+    assert_true(fabs(c->flops - 268435456.0) < 1);
+    assert_true(c->intensity < c->ridge);
+    assert_string_equal(c->math, "FP32");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "             timed            memory   81% of 4231 GB/s (the copy)\n"));
+    assert_fits_80(out);
+    free(out);
+    grade_result_free(&r);
+    free(text);
+
+    /* tile products: flops on the tensor cores, yet 3.2 flop/B is far left
+     * of the BF16 ridge (about 350): memory-bound by intensity */
+    const char *tiles = "harness: 1 N1\nkind: mma_tiles\nsm: 9.0 132 1980\ntimed: 1048576\nbytes: 1342177280\n"
+                        "time: student 0.500000 0.49 0.51 21\ntime: reference 0.500000 0.49 0.51 21\n"
+                        "time: baseline 0.450000 0.44 0.46 21\nsmclock: 1980 1980 1980 21\ndone: correct\n";
+    e.kind = "mma_tiles";
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, tiles, "N1");
+    c = &r.sizes[0].ceiling;
+    assert_true(fabs(c->flops - 4096.0 * 1048576) < 1);
+    assert_true(fabs(c->intensity - 3.2) < 1e-9);
+    assert_true(c->ridge > 300);
+    assert_int_equal(c->bound, BOUND_MEMORY);
+    assert_true(fabs(c->fraction - 0.9) < 1e-9);
+    grade_result_free(&r);
+
+    /* a kind the table does not know: no flops, bounded by the copy only */
+    e.kind = "no_such_kind";
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, tiles, "N1");
+    assert_int_equal(r.sizes[0].ceiling.bound, BOUND_MEMORY);
+    assert_true(r.sizes[0].ceiling.flops == 0);
+    grade_result_free(&r);
+}
+
+/* Every kind of harness/kinds/ is in the ceilings' table, and the peaks
+ * are the judge's: 1070.5 TFLOP/s BF16 on 132 SMs at 1980 MHz (its peak:
+ * line in tests/data/gemm_h100.txt), 66.9 FP32. */
+static void test_ceiling_kinds(void **state) {
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("harness/kinds/*.cu", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 20);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char kind[64];
+        const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+        snprintf(kind, sizeof kind, "%.*s", (int)(strlen(base) - 3), base);
+        double per = -1;
+        const char *math = NULL;
+        if (!ceiling_kind(kind, &per, &math)) fail_msg("kind %s is not in grader/ceiling.c's table", kind);
+        assert_true(per >= 0 && math);
+    }
+    globfree(&g);
+    assert_true(fabs(132 * ceiling_per_sm_per_clock(90, "BF16") * 1980e6 / 1e12 - 1070.5) < 0.1);
+    assert_true(fabs(132 * ceiling_per_sm_per_clock(90, "FP32") * 1980e6 / 1e12 - 66.9) < 0.1);
+    assert_true(ceiling_per_sm_per_clock(90, "FP8") == 2 * ceiling_per_sm_per_clock(90, "BF16"));
+    assert_true(ceiling_per_sm_per_clock(120, "BF16") == 0); /* unknown: no guess */
+}
+
+/* why's counter table in 80 columns, every measure's title in it with
+ * values at their widest (the table was 87 wide): the longest title goes
+ * on at a word on the line below, the values under their headings. */
+static void test_counter_table_80(void **state) {
+    (void)state;
+    static const char *const all[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
+                                      "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
+                                      "tma_load_share", "registers", "spill_bytes", "shared_bytes"};
+    Exercise e = exercise();
+    Diagnosis d = {.kind = DIAG_COUNTERS, .nrows = (int)(sizeof all / sizeof all[0])};
+    snprintf(d.size, sizeof d.size, "4096x4096x4096");
+    for (int i = 0; i < d.nrows; i++) d.rows[i] = (MeasureRow){all[i], -1.25e-5, 100, true, i != 3};
+    GradeResult r = {.verdict = V_SLOW};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_diagnosis_text(f, NULL, &e, &r, &d);
+    fclose(f);
+    if (getenv("SHOW_CARDS")) fputs(buf, stderr);
+    const char *line = strstr(buf, "\n  counters ");
+    assert_non_null(line);
+    for (line++; *line && (!strncmp(line, "  counters ", 11) || !strncmp(line, "             ", 13));) {
+        size_t n = strcspn(line, "\n");
+        if (n > 80) fail_msg("over 80 columns (%zu): %.*s", n, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    assert_non_null(strstr(buf, "\n  counters                                                       yours reference\n"));
+    assert_non_null(strstr(buf, "\n             sectors per global load request                  -1.3e-05    100.00\n"));
+    assert_non_null(strstr(buf, "\n             local-memory bytes (spills) per byte that must\n"
+                                "             move                                             -1.3e-05    100.00\n"));
+    assert_non_null(strstr(buf, "\n             registers per thread (the most of any kernel)          -0       100\n"));
+    free(buf);
+}
+
 int main(int argc, char **argv) {
     /* test_profile_run: this program is the one ncu starts, as gpucourse is */
     if (argc >= 2 && !strcmp(argv[1], PROFILE_RUNS_ARG)) return profile_runs_main(argc - 2, argv + 2);
@@ -2987,6 +3182,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
+        cmocka_unit_test(test_counter_table_80), cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }
