@@ -2,7 +2,7 @@
 # Each timed size against the ceilings, on a GPU machine (issue 47): each
 # named exercise's reference graded as the student's file in a scratch
 # workspace, and a line a timed size from the JSON: the bound that applies,
-# the share reached, the copy timed in the same run (GEMMs too now), the
+# the share reached, the copy timed in the same run (memory-bound kinds), the
 # peak at the clock NVML read as it ran, and what the text card says.
 #
 #   tools/verify-ceilings.sh [EX...]     default: ex01 ex13 ex23 ex33 ex41 ex45
