@@ -534,25 +534,29 @@ bool pm_end(const PmSample **samples, size_t *count, char *why, size_t why_size)
         snprintf(why, why_size, "%s", window.error.c_str());
         return release(), false;
     }
-    // After the stop, decode until the end of the records: said as such,
-    // or a decode a settling time after the last that finds nothing new
-    // (the sampler is stopped, so nothing more can come).
+    // After the stop nothing more is sampled: decode until the end of the
+    // records, said as such or seen as two decodes a settling time apart
+    // that find nothing new (records may still be on their way). Every
+    // decode that finds some is progress towards a count the window's time
+    // bounds (too_many); AFTER_STOP_ROUNDS bounds the rest.
+    enum { AFTER_STOP_ROUNDS = 4096 };
     bool drained = false;
-    for (int i = 0; i < 4 && !drained; i++) {
-        if (i) nanosleep(&settle, NULL);
+    for (int round = 0, empty = 0; !drained; round++) {
+        if (round == AFTER_STOP_ROUNDS) {
+            snprintf(why, why_size, "decoding the samples did not come to an end after the sampler stopped");
+            return release(), false;
+        }
         size_t had = window.decoded;
         if (!decode(&drained, why, why_size)) return release(), false;
-        if (i && window.decoded == had) drained = true;
+        if (window.decoded != had) empty = 0;
+        else if (++empty == 2) drained = true;
+        else nanosleep(&settle, NULL);
     }
     release();
     last.samples = (long)window.samples.size();
     last.span_ns = window.samples.size() > 1 ? (double)(window.last_end - window.samples[1].start_ns) : 0;
     last.max_gap_ns = window.max_gap_ns;
     last.host_ms = std::chrono::duration<double, std::milli>(window.closing - window.opened).count();
-    if (!drained) {
-        snprintf(why, why_size, "the decoder stopped before the end of the samples: the sums would be short");
-        return false;
-    }
     if (window.samples.empty()) {
         snprintf(why, why_size, "the sampler took no sample in %.3f ms", last.host_ms);
         return false;
