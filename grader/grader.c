@@ -682,6 +682,13 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                     "correct, but not graded: this exercise is passed only with the judge's own reading of the GPU's "
                     "counters while your calls are timed, and it cannot read them on this machine: %s",
                     r->counters.witness_why);
+    else if (!line.ok && r->counters.witness != COUNTERS_COLLECTED)
+        /* not a finding about the code: the judge did not see, so it cannot pass */
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but not shown: this exercise is passed only with the judge's own reading of the GPU's "
+                    "counters while your calls are timed, and it got none: %s; grade again, and if this stays, "
+                    "report it with the output of gpucourse doctor",
+                    line.text);
     else if (!line.ok)
         set_verdict(r, V_REQUIREMENT,
                     "correct, but at size %s the GPU's counters show %s: your code does other work when its "

@@ -1750,6 +1750,9 @@ static void test_witness(void **state) {
     grade_check_evidence(&failed, &e);
     assert_int_equal(failed.verdict, V_REQUIREMENT);
     assert_non_null(strstr(failed.reason, "the samples are not consecutive"));
+    /* said as what the judge could not see, not as what the code did */
+    assert_non_null(strstr(failed.reason, "it got none"));
+    assert_null(strstr(failed.reason, "does other work"));
     failed.verdict = V_PASS;
     failed.nevidence = 0;
     failed.counters.witness = COUNTERS_NONE;

@@ -187,7 +187,8 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
         // the counts of a wrong sample mean nothing; those of a timing done again go with it
         if (ok && (fair || attempt == NEIGHBOUR_RETRIES)) {
             for (const Call &k : counted_calls) report_counters(p, k.counts, k.t.event_ms);
-            witness_report(size);
+            if (fair) witness_report(size);
+            else witness_shared(size, neighbours);
         }
         // another process's context (idle, NVML said) may still have made a call wait: not the student's doing
         if (fair && strangers) busy = 0;

@@ -139,6 +139,17 @@ static void witness_done(void) {
     witness_end();
 }
 
+// The timing of a size was shared with another process to the last retry:
+// the samples hold that process's work too, so the witness cannot say what
+// the student's calls did (and what it cannot see is never a pass).
+static void witness_shared(const char *size, const char *neighbours) {
+    if (!witnessing || witnessed_calls.empty()) return;
+    char why[700];
+    snprintf(why, sizeof why, "another process's work ran on the GPU during your timed calls at size %s (%.400s): "
+             "what the judge read there is not yours alone", size, neighbours);
+    witness_failed(why);
+}
+
 // Each metric over the student's timed calls of this size, per call: the
 // samples that overlap a call, each once. A call outside every window's
 // samples was not seen, and the witness fails rather than count it as zero.
