@@ -29,7 +29,7 @@ B := build
 # (grader/gpulock.h): one fixed path whatever the PREFIX, made by make install.
 LOCK_DIR := /var/lib/gpucourse/locks
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
-             grader/toolchain.c grader/grader.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/libscan.c grader/loaded.c harness/sandbox.c
+             grader/toolchain.c grader/grader.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/ceiling.c grader/libscan.c grader/loaded.c grader/profile.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/state.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
@@ -86,8 +86,8 @@ run: $(B)/gpucourse
 test: $(B)/gpucourse $(TEST_BINS)
 	@tests/run.sh tests/cli.sh tests/columns.sh tests/fixtures.sh tests/snippets.sh $(TEST_BINS) tests/deps.sh tests/split_k_plan.sh tests/pmwitness.sh \
 		tests/errata.sh tests/gpus.sh tests/gpulock.sh tests/nogpu.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh \
-		tests/edges_course.sh tests/layers.sh tests/authoring.sh tests/runner_box.sh tests/class_data.sh tests/run_progress.sh \
-		--serial tests/tui.sh tests/edges_tui.sh tests/tui_places.sh tests/slurm.sh
+		tests/edges_course.sh tests/layers.sh tests/authoring.sh tests/runner_box.sh tests/class_data.sh tests/run_progress.sh tests/profile.sh \
+		--serial tests/tui.sh tests/edges_tui.sh tests/tui_places.sh tests/ceilings.sh tests/slurm.sh
 
 test-gpu: $(B)/gpucourse
 	@tests/gpu.sh

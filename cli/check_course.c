@@ -117,7 +117,7 @@ static void json_grade(FILE *out, const char *name, const GradeResult *r, const 
         fputs(", \"vs_reference\": ", out);
         json_number(out, r->vs_reference);
         fputs(", \"vs_baseline\": ", out);
-        json_number(out, r->baseline.samples ? r->vs_baseline : NAN);
+        json_number(out, r->baseline.samples && r->flops <= 0 ? r->vs_baseline : NAN); /* a GEMM: no copy ratio */
         fputs(", \"vs_library\": ", out);
         json_number(out, r->library.samples ? r->vs_library : NAN);
     }

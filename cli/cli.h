@@ -22,6 +22,7 @@
 #include "../harness/sandbox.h"
 #include "../grader/toolchain.h"
 #include "../grader/calibrate.h"
+#include "../grader/profile.h"
 #include "../grader/classroom.h"
 #include "../src/course.h"
 #include "../src/progress.h"
@@ -42,6 +43,7 @@ typedef struct {
     const char *kind, *title; /* new */
     bool calibrate;           /* check-course */
     bool explain;             /* grade --explain; why: every verdict */
+    bool profile;             /* why --profile: an Nsight Compute report too (grader/profile.h) */
     bool trace;               /* grade --trace (or GPUCOURSE_TRACE=1): each grading's trace on stderr */
     int runs;                 /* check-course --calibrate; 0: 5 */
     const char *out;          /* class grade: the output directory */

@@ -98,6 +98,14 @@ int cmd_doctor(const Options *o) {
                     fp8_scales > 0 ? "CUDA 12.9 or later: ex45's cuBLASLt baseline"
                                    : "ex45's cuBLASLt baseline needs CUDA 12.9 or later",
                     "install CUDA Toolkit 12.9 or later; until then ex45 is a setup error (the rest needs 12.0)");
+    /* the judge's witness (harness/pmwitness.cu): CUPTI's PM sampling */
+    int pm_sampling = toolchain_at_least(&t, TOOLKIT_PM_SAMPLING_MAJOR, TOOLKIT_PM_SAMPLING_MINOR);
+    if (t.nvcc)
+        doctor_line(pm_sampling > 0, "witness",
+                    pm_sampling > 0 ? "CUDA 12.6 or later: the judge's own counters (PM sampling)"
+                                    : "the judge's own counters (PM sampling) need CUDA 12.6 or later",
+                    "install CUDA Toolkit 12.6 or later; until then the exercises whose evidence is the tensor "
+                    "cores (chapters 7 and 9-11) are a setup error");
     char *cuobjdump = toolchain_tool(&t, "cuobjdump");
     doctor_line(cuobjdump != NULL, "cuobjdump", cuobjdump ? cuobjdump : "not found",
                 "the exercises that require instructions (required_sass, forbidden_sass) cannot pass without it: it "

@@ -30,6 +30,7 @@ typedef struct {
     const Exercise **list;
     GradeResult *rs;
     Diagnosis *ds;
+    Profile *ps; /* why --profile */
     bool why, any_diagnosis;
     int count, graded;
 } GradeRun;
@@ -59,6 +60,51 @@ static void print_report(const Course *c, const Exercise *e, const GradeResult *
     fclose(m);
     fprintf_wrapped(stdout, WRAP_LABELS, "%s", text);
     free(text);
+}
+
+/* why --profile: the report's place and how to open it, fitted to the
+ * screen as the report is. */
+static void print_profile(const Exercise *e, const Profile *p) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return;
+    profile_report_text(m, e, p);
+    fclose(m);
+    fprintf_wrapped(stdout, WRAP_LABELS, "%s", text);
+    free(text);
+}
+
+/* why --profile needs ncu, and the GPU here: said before anything is graded. */
+static int profile_ready(void) {
+    Launcher launch;
+    if (launcher_from_env(&launch)) {
+        char *message = xprintf("--profile runs ncu here, and the GPU is behind the launcher (%.200s): on a GPU "
+                                "node, run 'gpucourse why EX --profile' without GPUCOURSE_LAUNCHER", launch.text);
+        launcher_free(&launch);
+        int rc = fail(EXIT_SETUP, message, "");
+        free(message);
+        return rc;
+    }
+    Toolchain t;
+    bool toolkit = toolchain_find(&t) == 0;
+    char looked[1024];
+    char *ncu = profile_find_ncu(toolkit ? &t : NULL, looked, sizeof looked);
+    if (toolkit) toolchain_free(&t);
+    if (ncu) {
+        free(ncu);
+        return 0;
+    }
+    StrBuf advice = {0};
+    char *text = xprintf("Looked in %s. ncu comes with the CUDA Toolkit (NVIDIA's package "
+                         "cuda-nsight-compute-X-Y; Debian's nsight-compute, in non-free) and from "
+                         "https://developer.nvidia.com/nsight-compute; put the directory that holds ncu on PATH.\n",
+                         looked);
+    sb_add_wrapped(&advice, text, strlen(text), 80, WRAP_PROSE);
+    free(text);
+    int rc = fail(EXIT_SETUP, "--profile needs Nsight Compute's ncu, and it is not installed here", advice.buf ? advice.buf : "");
+    sb_free(&advice);
+    return rc;
 }
 
 /* Here, in course order: records list[i]'s result (g->rs[i]) and reports
@@ -94,6 +140,11 @@ static bool report_graded(GradeRun *g, int i) {
         g->any_diagnosis = true;
         if (o->format == FORMAT_TEXT) print_report(g->s->course, e, r, &g->ds[i]);
     }
+    if (g->why && o->profile) { /* after why's own runs: advice too, never the verdict */
+        profile_exercise(g->s->course, &g->s->ws, e, r, on_phase, (void *)e, &g->ps[i]);
+        g->ds[i].profile = &g->ps[i];
+        if (o->format == FORMAT_TEXT) print_profile(e, &g->ps[i]);
+    }
     if (o->format == FORMAT_TEXT && i + 1 < g->count) putchar('\n');
     fflush(stdout);
     return r->verdict != V_INTERRUPTED;
@@ -112,8 +163,13 @@ int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, 
         free(list);
         return EXIT_USAGE;
     }
-    GradeRun g = {s, o, list, xcalloc((size_t)count, sizeof *g.rs), xcalloc((size_t)count, sizeof *g.ds), why, false,
-                  count, 0};
+    int not_ready = why && o->profile ? profile_ready() : 0;
+    if (not_ready) {
+        free(list);
+        return not_ready;
+    }
+    GradeRun g = {s, o, list, xcalloc((size_t)count, sizeof *g.rs), xcalloc((size_t)count, sizeof *g.ds),
+                  xcalloc((size_t)count, sizeof *g.ps), why, false, count, 0};
     int gpus = 0, at_once = count > 1 ? grading_workers(o, count, &gpus) : 1;
     double start = now_seconds();
     bool interrupted = false;
@@ -147,6 +203,7 @@ int cmd_grade(Session *s, const Options *o, const char *const *keys, int nkeys, 
     for (int i = 0; i < graded; i++) grade_result_free(&g.rs[i]);
     free(g.rs);
     free(g.ds);
+    free(g.ps);
     free(list);
     return code;
 }

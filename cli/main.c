@@ -60,6 +60,9 @@ const char usage_text[] =
     "                             junit (64)\n"
     "  --seed N                   replay a grading run with the inputs of seed N\n"
     "  --explain                  grade: after each failing grade, what why says\n"
+    "  --profile                  why: also an Nsight Compute report of your\n"
+    "                             kernels and the reference's at the size that\n"
+    "                             decided, in WORKSPACE/profiles/ (needs ncu)\n"
     "  --trace                    grade: where each grading's time went, on stderr\n"
     "                             (also GPUCOURSE_TRACE=1)\n"
     "  --gpus N|all               grade and class grade with several exercises or\n"
@@ -171,6 +174,7 @@ static int run_command(const Options *o, const char *cmd, const char *const *arg
     if (o->calibrate || o->runs) return fail_usage("%s", "--calibrate and --runs go with check-course");
     if (o->explain && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--explain goes with grade");
     if (o->trace && (!cmd || strcmp(cmd, "grade"))) return fail_usage("%s", "--trace goes with grade");
+    if (o->profile && (!cmd || strcmp(cmd, "why"))) return fail_usage("%s", "--profile goes with why");
 
     bool grade = cmd && !strcmp(cmd, "grade"), grade_many = grade && (o->all || o->chapter);
     if (o->all && o->chapter) return fail_usage("%s", "--all and --chapter N exclude each other");
@@ -256,6 +260,8 @@ static void write_failure_document(const Options *o, const char *cmd) {
 int main(int argc, char **argv) {
     process_start = now_seconds();
     proc_harden_self(); /* before anything of the student's runs: see proc.c */
+    /* why --profile's runs, started by ncu (grader/profile.h): no command of the user's */
+    if (argc >= 2 && !strcmp(argv[1], PROFILE_RUNS_ARG)) return profile_runs_main(argc - 2, argv + 2);
     Options o = {.task = -1};
     int rc = parse_options(argc, argv, &o);
     if (rc < 0) return 0;

@@ -76,6 +76,7 @@ int parse_options(int argc, char **argv, Options *o) {
         {"kind", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 'T'},
         {"calibrate", no_argument, NULL, 'L'}, {"runs", required_argument, NULL, 'r'},
         {"explain", no_argument, NULL, 'x'}, {"trace", no_argument, NULL, 'R'},
+        {"profile", no_argument, NULL, 'p'},
         {"out", required_argument, NULL, 'O'}, {"slurm", no_argument, NULL, 'S'}, {"task", required_argument, NULL, 'K'},
         {"gpus", required_argument, NULL, 'G'}, {"allow-partial-sandbox", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
@@ -113,6 +114,7 @@ int parse_options(int argc, char **argv, Options *o) {
         case 'T': o->title = optarg; break;
         case 'L': o->calibrate = true; break;
         case 'x': o->explain = true; break;
+        case 'p': o->profile = true; break;
         case 'R': o->trace = true; break;
         case 'S': o->slurm = true; break;
         case 'P': o->allow_partial_sandbox = true; break;

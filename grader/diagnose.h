@@ -75,6 +75,7 @@ typedef struct {
     Hint hints[MAX_HINTS];
     int nhints;
     double wall_s;
+    const struct Profile *profile; /* why --profile (grader/profile.h), set after the diagnosis; else NULL */
 } Diagnosis;
 
 typedef struct {

@@ -82,14 +82,6 @@ static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
     else if (!strcmp(k, "partial_sums_min")) out[0] = STORE_SECTORS, out[1] = TMA_STORE_BYTES;
 }
 
-/* The witness is off unless GPUCOURSE_WITNESS=1, until it is proven on the
- * GPU (docs/harness.md, "The witness"): on the H200 the judge's windows
- * decoded samples that never were, and a full image lost some. */
-static bool witness_on(void) {
-    const char *v = getenv("GPUCOURSE_WITNESS");
-    return v && !strcmp(v, "1");
-}
-
 /* The witness's counters for e's evidence (NULL-terminated, at most MAX_WITNESSED). */
 static void witnessed_of(const Exercise *e, const char *out[MAX_WITNESSED + 1]) {
     bool tensor = false, l2 = false;
@@ -100,7 +92,6 @@ static void witnessed_of(const Exercise *e, const char *out[MAX_WITNESSED + 1]) 
     }
     int n = 0;
     memset(out, 0, (MAX_WITNESSED + 1) * sizeof *out);
-    if (!witness_on()) return;
     if (tensor) out[n++] = WITNESS_TENSOR, out[n++] = WITNESS_TENSOR_ALL;
     if (l2) out[n++] = WITNESS_L2_SECTORS;
 }

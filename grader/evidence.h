@@ -82,8 +82,7 @@ char *evidence_metrics(const Exercise *e);
 /* The counters the judge itself samples over the student's timed calls
  * (its --witness), comma-separated: the tensor pipe where e's evidence is
  * about the tensor cores, L2's sectors where it is about multicast. NULL
- * when none, and while the witness is off (it is unless
- * GPUCOURSE_WITNESS=1: not yet proven on the GPU). evidence_metrics has them too: the counted calls read the
+ * when none. evidence_metrics has them too: the counted calls read the
  * same, to compare. malloc'd. */
 char *evidence_witness_metrics(const Exercise *e);
 

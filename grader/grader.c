@@ -215,7 +215,11 @@ static void size_line(GradeResult *r, Parsed *p, const char *key, const char *va
     if (!ts) return;
     if (!strcmp(key, "bytes")) ts->bytes = strtod(val, NULL);
     else if (!strcmp(key, "flops")) ts->flops = strtod(val, NULL);
-    else {
+    else if (!strcmp(key, "smclock")) { /* median least most samples */
+        int mhz[3];
+        if (sscanf(val, "%d %d %d", &mhz[0], &mhz[1], &mhz[2]) == 3 && mhz[0] > 0)
+            ts->clock_mhz = mhz[0], ts->clock_min_mhz = mhz[1], ts->clock_max_mhz = mhz[2];
+    } else {
         char who[16];
         Timing t = {0};
         if (sscanf(val, "%15s %lf %lf %lf %d", who, &t.median_ms, &t.min_ms, &t.max_ms, &t.samples) != 5) return;
@@ -307,12 +311,16 @@ static void parse_line(GradeResult *r, Parsed *p, char *line, const char *nonce)
     if (loaded_parse_line(&r->loaded, key, val)) return;
     if (!strcmp(key, "seed")) r->seed = strtoull(val, NULL, 10);
     else if (!strcmp(key, "device")) snprintf(r->device, sizeof r->device, "%s", val);
-    else if (!strcmp(key, "sm")) sscanf(val, "%*s %d %d", &r->sm_count, &r->clock_mhz);
+    else if (!strcmp(key, "sm")) {
+        int major = 0, minor = 0;
+        if (sscanf(val, "%d.%d %d %d", &major, &minor, &r->sm_count, &r->clock_mhz) == 4) r->cc = major * 10 + minor;
+    }
     else if (!strcmp(key, "timed")) {
         if (r->nsizes < MAX_TIMED_SIZES) snprintf(r->sizes[r->nsizes++].size, sizeof r->sizes[0].size, "%s", val);
         else p->extra_sizes = true;
     }
-    else if (!strcmp(key, "bytes") || !strcmp(key, "flops") || !strcmp(key, "time")) size_line(r, p, key, val);
+    else if (!strcmp(key, "bytes") || !strcmp(key, "flops") || !strcmp(key, "time") || !strcmp(key, "smclock"))
+        size_line(r, p, key, val);
     else if (!strcmp(key, "peak")) r->peak_tflops = strtod(val, NULL);
     else if (!strcmp(key, "norm")) {
         double err = 0, bound = 0;
@@ -419,7 +427,9 @@ static void use_size(GradeResult *r, int i) {
     r->decisive = i;
     r->bytes = t->bytes, r->flops = t->flops;
     r->student = t->student, r->reference = t->reference, r->baseline = t->baseline, r->library = t->library;
-    r->vs_reference = t->vs_reference, r->vs_baseline = t->vs_baseline, r->vs_library = t->vs_library;
+    /* a GEMM's copy is its roofline's memory ceiling only (t->ceiling), never a ratio it is held to or
+     * recorded by (progress, the gradebook) */
+    r->vs_reference = t->vs_reference, r->vs_baseline = t->flops > 0 ? 0 : t->vs_baseline, r->vs_library = t->vs_library;
     r->gbps_student = t->gbps_student, r->gbps_reference = t->gbps_reference;
     r->gbps_baseline = t->gbps_baseline, r->gbps_library = t->gbps_library;
     r->tflops_student = t->tflops_student, r->tflops_reference = t->tflops_reference;
@@ -574,6 +584,7 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     for (int i = 0; i < r->nsizes; i++) {
         TimedSize *t = &r->sizes[i];
         derive_figures(t);
+        grade_place_ceiling(r, e->kind, i < e->ntiming_sizes ? &e->timing_sizes[i] : NULL, t);
         char at[80] = "";
         if (r->nsizes > 1) snprintf(at, sizeof at, " at size %s", t->size);
         if (t->flops > 0 && r->peak_tflops > 0 && t->tflops_student > IMPLAUSIBLE_VS_PEAK * r->peak_tflops) {
@@ -671,6 +682,13 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                     "correct, but not graded: this exercise is passed only with the judge's own reading of the GPU's "
                     "counters while your calls are timed, and it cannot read them on this machine: %s",
                     r->counters.witness_why);
+    else if (!line.ok && r->counters.witness != COUNTERS_COLLECTED)
+        /* not a finding about the code: the judge did not see, so it cannot pass */
+        set_verdict(r, V_REQUIREMENT,
+                    "correct, but not shown: this exercise is passed only with the judge's own reading of the GPU's "
+                    "counters while your calls are timed, and it got none: %s; grade again, and if this stays, "
+                    "report it with the output of gpucourse doctor",
+                    line.text);
     else if (!line.ok)
         set_verdict(r, V_REQUIREMENT,
                     "correct, but at size %s the GPU's counters show %s: your code does other work when its "

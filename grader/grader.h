@@ -8,6 +8,7 @@
 #include "../src/course.h"
 #include "../src/progress.h"
 #include "../src/workspace.h"
+#include "ceiling.h"
 #include "evidence.h"
 #include "kernels.h"
 #include "loaded.h"
@@ -100,6 +101,9 @@ typedef struct {
     double vs_reference, vs_baseline, vs_library;
     double gbps_student, gbps_reference, gbps_baseline, gbps_library;
     double tflops_student, tflops_reference, tflops_library;
+    int clock_mhz, clock_min_mhz, clock_max_mhz; /* the SM clock NVML read after the student's timed calls
+                                                    (median, least, most); 0: not read */
+    Ceiling ceiling;            /* where the student's rate sits against the GPU's ceilings */
 } TimedSize;
 
 /* The checks of the compiled library alone, which need no GPU: the
@@ -136,7 +140,8 @@ typedef struct {
     size_t output_dropped;      /* bytes beyond the cap */
     unsigned long long seed;
     char device[128];
-    int sm_count, clock_mhz;
+    int cc;                     /* compute capability, 90 for 9.0 */
+    int sm_count, clock_mhz;    /* clock_mhz: the highest SM clock (the device's), not the one it ran at */
     CheckResult checks[MAX_CHECKS];
     int nchecks;
     StrList mismatches;         /* "c[12] got nan want 1.5" */
@@ -181,6 +186,11 @@ typedef struct {
 } GradeResult;
 
 void grade_result_free(GradeResult *r);
+
+/* Places timed size t (its figures derived) against the ceilings of r's GPU
+ * (r->cc, sm_count, clock_mhz) for kind: t->ceiling. size: the exercise's
+ * spec of it, for outputs that did not name their sizes (grader/ceiling.c). */
+void grade_place_ceiling(const GradeResult *r, const char *kind, const SizeSpec *size, TimedSize *t);
 
 /* A result as bytes and back, for a grading done in another process of
  * this same program (proc_pool_run's workers): the struct as it is, then

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,42 @@ void report_wrong_map(FILE *out, const WrongMap *m) {
                 m->runs_total > 8 ? " ..." : "");
 }
 
+/* "58% of 1006 TFLOP/s (BF16, 1860 MHz)": a timed size's share of the
+ * ceiling that bounds it, or "" when none could be placed. */
+void report_ceiling_text(const TimedSize *t, char *buf, size_t size) {
+    const Ceiling *c = &t->ceiling;
+    if (c->bound == BOUND_MEMORY)
+        snprintf(buf, size, "%3.0f%% of %.0f GB/s (the copy)", 100 * c->fraction, c->copy_gbps);
+    else if (c->bound == BOUND_COMPUTE)
+        snprintf(buf, size, "%3.0f%% of %.0f TFLOP/s (%s, %d MHz%s)", 100 * c->fraction, c->peak_tflops, c->math,
+                 c->clock_mhz, c->clock_measured ? "" : "*");
+    else if (size)
+        buf[0] = '\0';
+}
+
+/* Each timed size against the roofline: the bound that applies (by the
+ * work's flops per byte against the ridge) and the share of it reached. */
+static void report_ceilings(FILE *out, const GradeResult *r) {
+    bool any = false, guessed = false;
+    for (int i = 0; r->timed && i < r->nsizes; i++) {
+        any |= r->sizes[i].ceiling.bound != BOUND_NONE;
+        guessed |= r->sizes[i].ceiling.bound == BOUND_COMPUTE && !r->sizes[i].ceiling.clock_measured;
+    }
+    if (!any) return;
+    fputs("  ceilings   each size's bound, by its flops per byte against the ridge: the\n"
+          "             copy of this run, or the dense peak at the clock it ran\n", out);
+    for (int i = 0; i < r->nsizes; i++) {
+        const TimedSize *t = &r->sizes[i];
+        char text[96];
+        report_ceiling_text(t, text, sizeof text);
+        if (!text[0]) continue;
+        fprintf(out, "             %-16s %-7s %s\n", t->size[0] ? t->size : "timed", ceiling_bound_name(t->ceiling.bound),
+                text);
+    }
+    if (guessed) /* the peak at the highest clock is the most it can be */
+        fputs("             * the highest clock: the clock it ran at was not read\n", out);
+}
+
 void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
     fprintf_visible(out, "%s %s: %s\n", e->id, e->name, e->title);
     if (r->compile_log && r->compile_log[0] && r->verdict == V_COMPILE_ERROR) { /* else it compiled: the reason says why it cannot run */
@@ -108,7 +145,10 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         if (r->library.samples)
             fprintf(out, "             library   %9.3f ms  %7.1f TFLOP/s   (%s)\n", r->library.median_ms,
                     r->tflops_library, r->library_name);
-        if (r->peak_tflops > 0) fprintf(out, "             peak                 %7.1f TFLOP/s   (this GPU, dense)\n", r->peak_tflops);
+        if (r->baseline.samples) /* the memory ceiling of the ceilings below */
+            fprintf(out, "             copy      %9.3f ms  %7.0f GB/s      (same run)\n", r->baseline.median_ms,
+                    r->gbps_baseline);
+        if (r->peak_tflops > 0) fprintf(out, "             peak                 %7.1f TFLOP/s   (dense, highest clock)\n", r->peak_tflops);
         fprintf(out, "  ratios     you/reference %.2f (floor %.2f)", r->vs_reference, r->floor_reference);
         if (r->library.samples) {
             fprintf(out, "   you/library %.2f", r->vs_library);
@@ -139,6 +179,7 @@ void report_text(FILE *out, const Exercise *e, const GradeResult *r) {
         if (t->flops > 0) fprintf(out, "   (%.1f TFLOP/s)", t->tflops_student);
         fputs(i == r->decisive ? "   <- above: the least margin\n" : "\n", out);
     }
+    report_ceilings(out, r);
     for (int i = 0; i < r->nevidence; i++) /* what the GPU's counters showed, at the size they name */
         fprintf(out, "  %-10s %s%s\n", i ? "" : "evidence", r->evidence[i].text, r->evidence[i].ok ? "" : "  <- not met");
     if (r->program_output && (r->program_output[0] || r->output_dropped)) {
@@ -234,6 +275,28 @@ static void json_size_figures(FILE *out, const TimedSize *t) {
         fputs(", \"vs_library\": ", out);
         json_number(out, t->vs_library);
     }
+    /* against the ceilings: null when neither could be placed */
+    const Ceiling *c = &t->ceiling;
+    fputs(", \"ceiling\": ", out);
+    if (c->bound == BOUND_NONE) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"bound\": \"%s\", \"fraction\": ", ceiling_bound_name(c->bound));
+    json_number(out, c->fraction);
+    fputs(", \"flops\": ", out);
+    json_number(out, c->flops);
+    fputs(", \"flops_per_byte\": ", out);
+    json_number(out, c->intensity);
+    fputs(", \"copy_gbps\": ", out);
+    json_number(out, c->copy_gbps);
+    fputs(", \"peak_tflops\": ", out);
+    json_number(out, c->peak_tflops);
+    fputs(", \"math\": ", out);
+    json_string(out, c->math);
+    fputs(", \"ridge_flops_per_byte\": ", out);
+    json_number(out, c->ridge);
+    fprintf(out, ", \"clock_mhz\": %d, \"clock_measured\": %s}", c->clock_mhz, c->clock_measured ? "true" : "false");
 }
 
 void json_wrong_map(FILE *out, const WrongMap *m) {
@@ -329,6 +392,8 @@ void json_diagnosis(FILE *out, const Diagnosis *d) {
     json_string(out, d->counters_note);
     fputs(", \"reference_kernels\": ", out);
     json_kernels(out, d->reference_kernels, d->nreference_kernels);
+    fputs(", \"profile\": ", out);
+    json_profile(out, d->profile);
     fputs(", \"hints\": [", out);
     for (int i = 0; i < d->nhints; i++) {
         fprintf(out, "%s{\"text\": ", i ? ", " : "");
@@ -418,14 +483,29 @@ void report_diagnosis_text(FILE *out, const Course *c, const Exercise *e, const 
     if (d->kind == DIAG_SANITIZER && d->ntools && !found && r->verdict == V_WRONG)
         fputs("  found      no memory error, race or barrier misuse: the arithmetic or the indexing is wrong; the "
               "picture above shows where\n", out);
-    if (d->nrows) {
-        fprintf(out, "  counters   %-52s %10s %10s\n", "", "yours", "reference");
+    if (d->nrows) { /* in 80 columns: a title wider than its column goes on at words on the lines below */
+        enum { VALUE = 9, TITLE_MAX = 80 - 13 - 2 * (VALUE + 1) };
+        int title_w = 0;
+        for (int i = 0; i < d->nrows; i++) {
+            int n = (int)strlen(diagnose_measure_title(d->rows[i].measure));
+            if (n > title_w) title_w = n;
+        }
+        if (title_w > TITLE_MAX) title_w = TITLE_MAX;
+        fprintf(out, "  counters   %-*s %*s %*s\n", title_w, "", VALUE, "yours", VALUE, "reference");
         for (int i = 0; i < d->nrows; i++) {
             const MeasureRow *m = &d->rows[i];
             char s[32] = "-", rf[32] = "-";
             if (m->has_student) diagnose_measure_value(m->measure, m->student, s, sizeof s);
             if (m->has_reference) diagnose_measure_value(m->measure, m->reference, rf, sizeof rf);
-            fprintf(out, "             %-52s %10s %10s\n", diagnose_measure_title(m->measure), s, rf);
+            const char *title = diagnose_measure_title(m->measure);
+            while ((int)strlen(title) > title_w) { /* the part that fits, cut at its last space */
+                int cut = title_w;
+                while (cut > 0 && title[cut] != ' ') cut--;
+                if (cut == 0) cut = title_w; /* one word wider than the column */
+                fprintf(out, "             %.*s\n", cut, title);
+                title += cut + (title[cut] == ' ');
+            }
+            fprintf(out, "             %-*s %*s %*s\n", title_w, title, VALUE, s, VALUE, rf);
         }
     }
     if (d->counters_note[0]) {

@@ -12,6 +12,11 @@ typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT } ReportFormat;
 /* One exercise's result as text. */
 void report_text(FILE *out, const Exercise *e, const GradeResult *r);
 
+/* A timed size's share of the ceiling that bounds it, "58% of 1006 TFLOP/s
+ * (BF16, 1860 MHz)" or "81% of 4231 GB/s (the copy)"; "" when none was
+ * placed (t->ceiling, grader/ceiling.h). */
+void report_ceiling_text(const TimedSize *t, char *buf, size_t size);
+
 /* The picture of where the output was wrong, as text lines of a report
  * (nothing when there is none) and as a JSON object (null). */
 void report_wrong_map(FILE *out, const WrongMap *m);

@@ -22,9 +22,11 @@ typedef struct {
 int toolchain_find(Toolchain *t);
 void toolchain_free(Toolchain *t);
 /* Whether the toolkit is major.minor or later: 1 or 0, -1 when its version
- * is unknown. ex45's baseline needs 12.9 (TOOLKIT_FP8_SCALES_*). */
+ * is unknown. ex45's baseline needs 12.9 (TOOLKIT_FP8_SCALES_*); the
+ * judge's witness, CUPTI's PM sampling, 12.6 (TOOLKIT_PM_SAMPLING_*). */
 int toolchain_at_least(const Toolchain *t, int major, int minor);
 enum { TOOLKIT_FP8_SCALES_MAJOR = 12, TOOLKIT_FP8_SCALES_MINOR = 9 };
+enum { TOOLKIT_PM_SAMPLING_MAJOR = 12, TOOLKIT_PM_SAMPLING_MINOR = 6 };
 
 /* What an nvcc run builds: a shared library (the student's, a reference),
  * the judge of a kind (harness/main.cu), or the student's runner of a kind

@@ -29,6 +29,7 @@ static struct {
     const char *(*error_text)(int);
     int (*minor)(nvmlDevice_t, unsigned *);
     int (*cpu_affinity)(nvmlDevice_t, unsigned, unsigned long *);
+    int (*clock)(nvmlDevice_t, int, unsigned *);
 } nvml;
 
 static const char *nvml_error(int rc) { return nvml.error_text ? nvml.error_text(rc) : "NVML error"; }
@@ -46,6 +47,7 @@ bool neighbours_open(const unsigned char uuid[16], char *why, size_t why_size) {
     nvml.use = (int (*)(nvmlDevice_t, NvmlUseSample *, unsigned *, unsigned long long))dlsym(lib, "nvmlDeviceGetProcessUtilization");
     nvml.minor = (int (*)(nvmlDevice_t, unsigned *))dlsym(lib, "nvmlDeviceGetMinorNumber");
     nvml.cpu_affinity = (int (*)(nvmlDevice_t, unsigned, unsigned long *))dlsym(lib, "nvmlDeviceGetCpuAffinity");
+    nvml.clock = (int (*)(nvmlDevice_t, int, unsigned *))dlsym(lib, "nvmlDeviceGetClockInfo");
     if (!init || !by_uuid || !nvml.processes || !nvml.use) {
         snprintf(why, why_size, "this driver's NVML lacks the calls that list a GPU's processes");
         return false;
@@ -94,6 +96,14 @@ int neighbours_samples(unsigned long long since_us, GpuUse *use, int max, char *
     int k = 0;
     for (unsigned i = 0; i < n && k < max; i++) use[k++] = (GpuUse){samples[i].pid, samples[i].sm, samples[i].memory};
     return k;
+}
+
+int neighbours_sm_clock_mhz(void) {
+    enum { NVML_CLOCK_SM = 1 };
+    unsigned mhz = 0;
+    if (!nvml.device || !nvml.clock || nvml.clock(nvml.device, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS || mhz == 0)
+        return -1;
+    return (int)mhz;
 }
 
 bool neighbours_gpu_place(unsigned *minor, int *cpus, int max, int *ncpus) {

@@ -31,6 +31,10 @@ unsigned long long neighbours_clock_us(void);
  * the GPU most in that period. */
 int neighbours_samples(unsigned long long since_us, GpuUse *use, int max, char *why, size_t why_size);
 
+/* The GPU's SM clock now, in MHz (NVML's current clock, not its highest):
+ * -1 when NVML was not opened or cannot say. */
+int neighbours_sm_clock_mhz(void);
+
 /* The opened GPU's place on the host: its minor number (/dev/nvidiaN, which
  * no other GPU of the host shares) and up to max of the CPUs nearest it, in
  * order, into cpus (how many; 0 when NVML cannot say). False when NVML was not

@@ -65,12 +65,11 @@ alignas(PM_API_PAGE) static union {
 #define api table.api
 
 // Sizes. The hardware buffer takes the samples until the drain thread
-// decodes them: every DRAIN_MS that is about 100 samples at 100 us. 64 MiB
-// (XLA's default); with 16 MiB the H200 decoded 2^19 phantom samples (16 MiB
-// in 32-byte records) in a window of a few seconds, caught by the count
-// check in pm_end. The host image holds DECODE_SAMPLES decoded samples at a
-// time (about 27 KB each with three metrics on the H200) and is emptied
-// after each decode (from a copy of the empty image: initializing it costs
+// decodes them: every DRAIN_MS that is about 100 samples at 100 us (the
+// H200 decodes and evaluates one in about 60 us). 64 MiB (XLA's default).
+// The host image holds DECODE_SAMPLES decoded samples at a time (about
+// 23 KB each with three metrics on the H200) and is emptied after each
+// decode (from a copy of the empty image: initializing it costs
 // milliseconds), so its size bounds memory, not the window's length. An
 // image that fills loses samples at the boundary (the H200 lost 7 ms of
 // them at each full 256-sample image), so it holds five times what a drain
@@ -90,7 +89,6 @@ static std::vector<uint8_t> config, image, empty_image, availability;
 static cpu_set_t drain_cpus;
 static bool drain_cpus_set;
 static std::string chip_name;
-static bool host_stale;  // a window's sampler was disabled since the host object was built
 
 // One window. The drain thread and pm_end both decode; `lock` keeps every
 // call on the sampler object to one thread at a time.
@@ -103,6 +101,9 @@ static struct {
     bool stop;                // pm_end asks the drain thread to finish
     std::string error;        // the first failure of a decode; the window's samples are void then
     std::vector<PmSample> samples;
+    size_t decoded;             // every sample decoded, kept or not: what bounds the decoding's time
+    size_t before_start;        // of them, those that ended before the sampler started
+    uint64_t first_before_start_ns, first_before_end_ns;  // the first of those (for the reason)
     uint64_t last_end;
     uint64_t started_ns;  // CLOCK_REALTIME when the sampler started
     double max_gap_ns;
@@ -231,27 +232,15 @@ bool pm_open(int device, const char *metrics, char *why, size_t why_size) {
     return build_host(why, why_size);
 }
 
-// The configuration of the metrics: a host object and its config image.
-// Built again for every window after the first: on the H200 a second
-// window configured from the host object of a disabled sampler decoded
-// 2^19 samples that never were (XLA's sampler notes that disabling a PM
-// sampler finalizes CUPTI); pm_begin builds a fresh one.
+// The configuration of the metrics: a host object and its config image,
+// built once; every window is configured from them.
 static bool build_host(char *why, size_t why_size) {
-    if (host) {
-        CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-        d.pHostObject = host;
-        api.cuptiProfilerHostDeinitialize(&d);
-        host = NULL;
-    }
-    CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    CALL(cuptiProfilerInitialize, init, "starting the profiler");
     CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
     hi.pChipName = chip_name.c_str();
     hi.pCounterAvailabilityImage = availability.data();
     CALL(cuptiProfilerHostInitialize, hi, "preparing the sampler's configuration");
     host = hi.pHostObject;
-    host_stale = false;
     for (auto &n : names)
         if (!summable(n.c_str(), why, why_size)) return pm_close(), false;
     CUpti_Profiler_Host_ConfigAddMetrics_Params add = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
@@ -301,7 +290,6 @@ static void release(void) {
     d.pPmSamplingObject = window.sampler;
     api.cuptiPmSamplingDisable(&d);
     window.sampler = NULL;
-    host_stale = true;
 }
 
 static bool reset_image(char *why, size_t why_size) {
@@ -316,6 +304,24 @@ static bool reset_image(char *why, size_t why_size) {
     ci.pCounterData = image.data();
     CALL(cuptiPmSamplingCounterDataImageInitialize, ci, "emptying the decoded samples");
     return true;
+}
+
+// More samples than the window's time holds are not the GPU's; the
+// reason says where they lay in time, which is what tells them apart.
+static bool too_many(double open_ns, char *why, size_t why_size) {
+    int n = snprintf(why, why_size, "the sampler returned %zu samples of %.0f us in a window of %.1f ms: not the GPU's",
+                     window.decoded, PM_INTERVAL_NS / 1e3, open_ns / 1e6);
+    if (window.before_start && n > 0 && (size_t)n < why_size)
+        snprintf(why + n, why_size - n, " (%zu ended before the sampler started, the first from %.3f to %.3f ms before)",
+                 window.before_start, ((double)window.started_ns - (double)window.first_before_start_ns) / 1e6,
+                 ((double)window.started_ns - (double)window.first_before_end_ns) / 1e6);
+    if (!window.samples.empty() && n > 0 && (size_t)n < why_size) {
+        size_t k = strlen(why);
+        snprintf(why + k, why_size - k, "; kept %zu, from %.3f to %.3f ms after the start", window.samples.size(),
+                 ((double)window.samples.front().start_ns - (double)window.started_ns) / 1e6,
+                 ((double)window.last_end - (double)window.started_ns) / 1e6);
+    }
+    return false;
 }
 
 // Decodes what the hardware buffer holds, keeps each completed sample
@@ -350,10 +356,17 @@ static bool decode(bool *drained, char *why, size_t why_size) {
             si.counterDataImageSize = image.size();
             si.sampleIndex = i;
             CALL(cuptiPmSamplingCounterDataGetSampleInfo, si, "reading a sample's time");
+            window.decoded++;
             // CUPTI's first sample reaches back to before the window (once
             // to a fixed time long ago): what ended before the sampler
             // started is not the window's
-            if (si.endTimestamp <= window.started_ns) continue;
+            if (si.endTimestamp <= window.started_ns) {
+                if (!window.before_start++) {
+                    window.first_before_start_ns = si.startTimestamp;
+                    window.first_before_end_ns = si.endTimestamp;
+                }
+                continue;
+            }
             if (si.endTimestamp < si.startTimestamp) {
                 snprintf(why, why_size, "sample %zu ends before it starts", window.samples.size());
                 return false;
@@ -401,20 +414,21 @@ static bool decode(bool *drained, char *why, size_t why_size) {
         // at once (decoding them all would take the host seconds)
         double open_ns =
             std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - window.opened).count();
-        if ((double)window.samples.size() > open_ns / PM_INTERVAL_NS + 64) {
-            snprintf(why, why_size, "the sampler returned %zu samples of %.0f us in %.1f ms: not the GPU's",
-                     window.samples.size(), PM_INTERVAL_NS / 1e3, open_ns / 1e6);
-            return false;
-        }
+        if ((double)window.decoded > open_ns / PM_INTERVAL_NS + 64) return too_many(open_ns, why, why_size);
         if (dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) {
             *drained = true;
             return true;
         }
-        // Full: decode the rest. Stopped for another reason: try again while
-        // that made progress, and let the caller decide otherwise.
-        if (dd.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL &&
-            info.numCompletedSamples == 0)
-            return true;
+        // Full: decode the rest, unless nothing completed (decoding again
+        // would find the same). Any other stop: the decoder caught up with
+        // the sampler (the H200 says OTHER then, not END_OF_RECORDS, while
+        // it samples), and the next drain goes on from there; decoding
+        // again at once would follow the sampler for ever.
+        if (dd.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
+        if (info.numCompletedSamples == 0) {
+            snprintf(why, why_size, "the decoder filled its image (%d samples) without completing one", (int)DECODE_SAMPLES);
+            return false;
+        }
     }
     snprintf(why, why_size, "decoding the samples did not come to an end");
     return false;
@@ -443,8 +457,7 @@ bool pm_begin(char *why, size_t why_size) {
         snprintf(why, why_size, "a window is open already");
         return false;
     }
-    if (host_stale && !build_host(why, why_size)) return false;
-    image.clear();  // a fresh image too, as for the first window
+    image.clear();  // sized for this window's sampler below
     CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
     en.deviceIndex = (size_t)device_index;
     CALL(cuptiPmSamplingEnable, en, "taking the GPU's counter session");
@@ -472,6 +485,7 @@ bool pm_begin(char *why, size_t why_size) {
     if (!reset_image(why, why_size)) return release(), false;
     empty_image = image;
     window.samples.clear();
+    window.decoded = window.before_start = 0;
     window.last_end = 0;
     window.max_gap_ns = 0;
     window.error.clear();
@@ -520,22 +534,29 @@ bool pm_end(const PmSample **samples, size_t *count, char *why, size_t why_size)
         snprintf(why, why_size, "%s", window.error.c_str());
         return release(), false;
     }
-    // After the stop the decoder should reach the end of the records at
-    // once; a few tries for records still on their way.
+    // After the stop nothing more is sampled: decode until the end of the
+    // records, said as such or seen as two decodes a settling time apart
+    // that find nothing new (records may still be on their way). Every
+    // decode that finds some is progress towards a count the window's time
+    // bounds (too_many); AFTER_STOP_ROUNDS bounds the rest.
+    enum { AFTER_STOP_ROUNDS = 4096 };
     bool drained = false;
-    for (int i = 0; i < 3 && !drained; i++) {
-        if (i) nanosleep(&settle, NULL);
+    for (int round = 0, empty = 0; !drained; round++) {
+        if (round == AFTER_STOP_ROUNDS) {
+            snprintf(why, why_size, "decoding the samples did not come to an end after the sampler stopped");
+            return release(), false;
+        }
+        size_t had = window.decoded;
         if (!decode(&drained, why, why_size)) return release(), false;
+        if (window.decoded != had) empty = 0;
+        else if (++empty == 2) drained = true;
+        else nanosleep(&settle, NULL);
     }
     release();
     last.samples = (long)window.samples.size();
     last.span_ns = window.samples.size() > 1 ? (double)(window.last_end - window.samples[1].start_ns) : 0;
     last.max_gap_ns = window.max_gap_ns;
     last.host_ms = std::chrono::duration<double, std::milli>(window.closing - window.opened).count();
-    if (!drained) {
-        snprintf(why, why_size, "the decoder stopped before the end of the samples: the sums would be short");
-        return false;
-    }
     if (window.samples.empty()) {
         snprintf(why, why_size, "the sampler took no sample in %.3f ms", last.host_ms);
         return false;
@@ -543,11 +564,8 @@ bool pm_end(const PmSample **samples, size_t *count, char *why, size_t why_size)
     // More samples than the window's time holds are not the GPU's: the
     // first reaches back, the rest are one interval each.
     double host_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - window.opened).count();
-    if ((double)(window.samples.size() - 1) * PM_INTERVAL_NS > host_ns + 4.0 * PM_INTERVAL_NS) {
-        snprintf(why, why_size, "the sampler returned %zu samples of %.0f us for a window of %.1f ms: not the GPU's",
-                 window.samples.size(), PM_INTERVAL_NS / 1e3, host_ns / 1e6);
-        return false;
-    }
+    if ((double)(window.samples.size() - 1) * PM_INTERVAL_NS > host_ns + 4.0 * PM_INTERVAL_NS)
+        return too_many(host_ns, why, why_size);
     *samples = window.samples.data();
     *count = window.samples.size();
     return true;

@@ -21,6 +21,7 @@
 #include "protocol.h"
 #include "sandbox.h"
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -311,6 +312,39 @@ static std::string sandbox_text(const SandboxStatus &st) {
 // modules its process loads (not in diagnose mode: nobody asks there).
 static bool record_modules;
 
+// Diagnose mode under Nsight Compute (gpucourse why --profile, grader/
+// profile.c): the directory that ncu's part in this process writes its
+// lock files to (TMPDIR/nvidia/nsight_compute, made by the grader in a
+// directory of its own, empty). NULL otherwise.
+static const char *profile_dir;
+
+// What ncu's part in this process needs beyond the runner's own list, by
+// allow-list: to read the directories of the libraries ncu injected
+// (CUDA_INJECTION64_PATH, LD_PRELOAD: the driver loads them when CUDA
+// starts, and they load their neighbours), and to read, write and make
+// files in profile_dir (no directory: the filter refuses mkdir and unlink).
+static void profile_paths(std::vector<std::string> &reads, std::vector<std::string> &makes) {
+    const char *vars[] = {"CUDA_INJECTION64_PATH", "LD_PRELOAD"};
+    for (const char *var : vars) {
+        const char *value = getenv(var);
+        std::string list = value ? value : "";
+        for (size_t at = 0; at < list.size();) {
+            size_t end = list.find_first_of(": ", at);
+            if (end == std::string::npos) end = list.size();
+            std::string lib = list.substr(at, end - at);
+            at = end + 1;
+            char *real = lib.empty() ? NULL : realpath(lib.c_str(), NULL);
+            if (!real) continue;
+            if (char *slash = strrchr(real, '/')) {
+                *slash = '\0';
+                if (real[0]) reads.push_back(real);
+            }
+            free(real);
+        }
+    }
+    makes.push_back(profile_dir);
+}
+
 // What runner_setup made: the events the calls are timed with, and how
 // the student's code is confined.
 struct Setup {
@@ -332,8 +366,8 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
     // that the domain binds every thread CUDA starts (before Landlock ABI 8
     // it cannot bind threads that already run), then the rest of the
     // sandbox once CUDA is up.
-    std::vector<std::string> reads, writes;
-    std::vector<const char *> r, w;
+    std::vector<std::string> reads, writes, makes;
+    std::vector<const char *> r, w, mk;
     SandboxSpec spec;
     memset(&spec, 0, sizeof spec);
     SandboxStatus st;
@@ -345,8 +379,10 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
         // fails to start if it cannot (the seccomp filter later refuses every
         // open for writing anyway)
         writes.push_back("/proc/self/task");
+        if (profile_dir) profile_paths(reads, makes);
         spec.read_paths = c_list(reads, r);
         spec.write_paths = c_list(writes, w);
+        spec.make_paths = c_list(makes, mk);
         spec.file_size_bytes = 1 << 20;
         spec.max_open_files = 1024;
         spec.max_threads = 512;
@@ -517,7 +553,23 @@ static int diagnose_main(const char *library, const char *size, uint64_t seed, c
     c.stop = setup.stop;
     c.err = cudaSuccess;
     c.ms = 0;
-    if (!counters) {
+    if (profile_dir) {
+        // Once to warm up (modules load lazily at their first launch), the
+        // inputs as given again, then once inside the profiler's range:
+        // ncu (--profile-from-start off) profiles only the kernels between
+        // cudaProfilerStart and cudaProfilerStop, not the runner's fills.
+        call_once(&c);
+        for (int i = 0; i < kind.narrays && c.err == cudaSuccess; i++) {
+            const ArraySpec &a = kind.arrays[i];
+            if (a.role == ROLE_IN || a.role == ROLE_INOUT) fill_array(slot.buf[i].ptr, a, i, a.length(dims), seed);
+            c.err = cudaDeviceSynchronize();
+        }
+        if (c.err == cudaSuccess && (c.err = cudaProfilerStart()) == cudaSuccess) {
+            call_once(&c);
+            cudaError_t stopped = cudaProfilerStop();
+            if (c.err == cudaSuccess) c.err = stopped;
+        }
+    } else if (!counters) {
         call_once(&c);
     } else if (!counters_ready) {
         diagnose_line("counters: unavailable: %s", counters_why);
@@ -553,13 +605,17 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--counters")) counters = argv[i + 1];
         else if (!strcmp(argv[i], "--diagnose")) diagnose = argv[i + 1];
         else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--profile")) profile_dir = argv[i + 1];
         else usage = true;
     }
+    // --profile is a diagnose of its own: one call watched by ncu, no counters
+    if (profile_dir && (!diagnose || counters || profile_dir[0] != '/')) usage = true;
     if (usage || !library) {
         fprintf(stderr,
                 "usage: %s --student LIBRARY.so [--counters METRIC,...] (started by the judge, socket at fd %d)\n"
-                "       %s --student LIBRARY.so --diagnose SIZE [--seed N] [--counters METRIC,...]\n",
-                argv[0], RUNNER_FD, argv[0]);
+                "       %s --student LIBRARY.so --diagnose SIZE [--seed N] [--counters METRIC,...]\n"
+                "       %s --student LIBRARY.so --diagnose SIZE [--seed N] --profile LOCK_DIR (under ncu)\n",
+                argv[0], RUNNER_FD, argv[0], argv[0]);
         return 2;
     }
     if (diagnose) return diagnose_main(library, diagnose, seed, counters);

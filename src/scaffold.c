@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "course.h"
+#include "workspace.h"
 
 /* "shared_memory" -> "Shared memory" */
 static char *title_from(const char *name) {
@@ -130,6 +131,33 @@ static int read_outline(const char *root, CourseOutline *o) {
     return rc < 0 ? SCAFFOLD_FILES : 0;
 }
 
+/* The id names the course's workspace (workspace_default_root): the
+ * bundled course's id, or one whose workspace another course holds
+ * already (its .course-id says so), would mix two courses' progress and
+ * files, as their exercises share ids and file names. Where workspaces
+ * are named (GPUCOURSE_WORKSPACE), only the bundled course's id is refused. */
+static int refuse_taken_id(const char *id) {
+    if (!strcmp(id, COURSE_BUNDLED_ID))
+        return error("a course's id is made from its directory's name, and '%s' is the id of the course that comes "
+                     "with gpucourse (its workspace is ~/gpucourse): name the directory otherwise",
+                     id);
+    const char *named = getenv("GPUCOURSE_WORKSPACE"); /* workspaces named by hand: the user keeps them apart */
+    if (named && *named) return 0;
+    char *root = workspace_default_root(id);
+    char *held_path = root ? path_join(root, ".course-id") : NULL;
+    char *held = held_path && access(held_path, F_OK) == 0 ? read_file_max(held_path, 4096, NULL) : NULL;
+    int rc = 0;
+    if (held) held[strcspn(held, "\n")] = '\0';
+    if (held && !strcmp(held, id))
+        rc = error("a course's id is made from its directory's name, and a course with the id '%s' has its workspace "
+                   "at %s already: name the directory otherwise (or remove that workspace, if its course is gone)",
+                   id, root);
+    free(held);
+    free(held_path);
+    free(root);
+    return rc;
+}
+
 int scaffold_course(const char *dir, const char *title, StrList *made) {
     if (!*dir) return error("new course needs a directory's name (an empty one would be the current directory: give '.')");
     if (title && check_title(title) < 0) return -1;
@@ -141,6 +169,10 @@ int scaffold_course(const char *dir, const char *title, StrList *made) {
     const char *rslash = real ? strrchr(real, '/') : NULL;
     char *id = course_id_from(rslash && rslash[1] ? rslash + 1 : slash ? slash + 1 : trimmed);
     free(real);
+    if (refuse_taken_id(id) < 0) {
+        free(trimmed), free(id);
+        return SCAFFOLD_REFUSED;
+    }
     if (!title) { /* from the directory's name */
         base = title_from(slash ? slash + 1 : trimmed);
         if (check_title(base) < 0) {

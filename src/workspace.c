@@ -96,18 +96,21 @@ static int claim_workspace(const Course *c, const Workspace *w) {
     return rc;
 }
 
+char *workspace_default_root(const char *id) {
+    const char *home = getenv("HOME");
+    if (!home || !*home) return NULL;
+    /* one per course: the course that comes with gpucourse where it always was */
+    if (!strcmp(id, COURSE_BUNDLED_ID)) return xprintf("%s/gpucourse", home);
+    return xprintf("%s/gpucourse/courses/%s", home, id);
+}
+
 int workspace_open(const Course *c, const char *option, Workspace *w) {
     memset(w, 0, sizeof *w);
     const char *env = getenv("GPUCOURSE_WORKSPACE");
     if (option) w->root = xstrdup(option);
     else if (env && *env) w->root = xstrdup(env);
-    else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return error("no workspace: HOME is not set; give --workspace DIR");
-        /* one per course: the course that comes with gpucourse where it always was */
-        if (!strcmp(c->id, COURSE_BUNDLED_ID)) w->root = xprintf("%s/gpucourse", home);
-        else w->root = xprintf("%s/gpucourse/courses/%s", home, c->id);
-    }
+    else if (!(w->root = workspace_default_root(c->id)))
+        return error("no workspace: HOME is not set; give --workspace DIR");
     bool is_new = !dir_exists(w->root);
     w->progress = path_join(w->root, "progress.yaml");
     w->build = path_join(w->root, ".build");

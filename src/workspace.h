@@ -23,6 +23,11 @@ typedef struct {
  * (progress.yaml.tmp.PID; in .build, NAME.tmp.PID and NAME.PID.tmp): only a
  * dead pid's, and only minutes after their last write. */
 int workspace_open(const Course *c, const char *option, Workspace *w);
+
+/* Where a course with this id keeps its workspace when none is named (no
+ * --workspace, no GPUCOURSE_WORKSPACE): ~/gpucourse for the bundled course,
+ * ~/gpucourse/courses/ID for any other (malloc'd); NULL when HOME is not set. */
+char *workspace_default_root(const char *id);
 void workspace_free(Workspace *w);
 
 /* The student's file for an exercise (malloc'd): root/exercises/FILE. */

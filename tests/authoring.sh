@@ -123,6 +123,24 @@ t_two_courses() ( H=$T/home && mkdir -p "$T/two" "$H" && cd "$T/two" &&
     [ "$(cat "$H/gpucourse/.course-id")" = gpucourse ] && [ ! -s "$T/err" ] || { cat "$T/p3" "$T/err"; return 1; }; )
 check "two courses, the same file name: a workspace each (~/gpucourse/courses/ID), progress never shared; ~/gpucourse kept" t_two_courses
 
+# A new course's id is made from its directory's name, and names its
+# workspace: the bundled course's id (gpucourse) is refused, and so is an id
+# whose workspace another course holds (~/gpucourse/courses/ID/.course-id);
+# nothing is made. Another name goes.
+t_taken_ids() ( H=$T/home-ids && mkdir -p "$T/ids/a" "$T/ids/b" "$H" && cd "$T/ids/a" &&
+    gc() { HOME=$H env -u GPUCOURSE_WORKSPACE gpucourse "$@"; }
+    gc new course gpucourse >"$T/out" 2>&1; rc=$?
+    [ $rc = 64 ] && grep -q "'gpucourse' is the id of the course that comes with gpucourse" "$T/out" &&
+        [ ! -e gpucourse ] || { echo "exit $rc"; cat "$T/out"; return 1; }
+    gc new course one >/dev/null && gc --course one new chapter basics >/dev/null &&
+        gc --course one new exercise basics add --kind vector_add >/dev/null && gc --course one list >/dev/null 2>&1 &&
+        [ "$(cat "$H/gpucourse/courses/one/.course-id")" = one ] || return 1
+    cd "$T/ids/b" && gc new course one >"$T/out" 2>&1; rc=$?
+    [ $rc = 64 ] && grep -q "a course with the id 'one' has its workspace at $H/gpucourse/courses/one already" "$T/out" &&
+        [ ! -e one ] || { echo "exit $rc"; cat "$T/out"; return 1; }
+    gc new course two >/dev/null && [ -f two/course/course.yaml ]; )
+check "new course: the bundled course's id, or one whose workspace another course holds, refused (64), nothing made" t_taken_ids
+
 # Every key the loader accepts (the keys[] lists of src/course.c) has a row
 # in the guide's table: `key`, or `parent.key` for the nested ones.
 t_keys() { python3 - "$ROOT/src/course.c" "$ROOT/docs/authoring.md" <<'PY'

@@ -138,14 +138,26 @@ check "Ctrl-C during grading: exit 130, no child left, progress untouched" t_int
 t_doctor() { code_is 77 "$GC" doctor && has "nvcc" && has "MISSING  gpu" && has "fix:"; }
 check "doctor says what is missing and how to fix it" t_doctor
 # ex45's baseline needs CUDA 12.9 (cuBLASLt's block scale modes): doctor says so for an older toolkit
-t_doctor_fp8() {
+# an nvcc that says it is CUDA 12.4
+nvcc_12_4() {
     mkdir -p "$T/cuda12.4/bin"
     printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4, V12.4.131"\n' >"$T/cuda12.4/bin/nvcc"
     chmod +x "$T/cuda12.4/bin/nvcc"
+}
+t_doctor_fp8() {
+    nvcc_12_4
     GPUCOURSE_NVCC=$T/cuda12.4/bin/nvcc code_is 77 "$GC" doctor &&
         has "MISSING  FP8 scales   ex45's cuBLASLt baseline needs CUDA 12.9 or later" &&
         code_is 77 "$GC" doctor && has "ok       FP8 scales   CUDA 12.9 or later"
 }
+# the judge's witness (PM sampling) needs CUDA 12.6
+t_doctor_witness() {
+    nvcc_12_4
+    GPUCOURSE_NVCC=$T/cuda12.4/bin/nvcc code_is 77 "$GC" doctor &&
+        has "MISSING  witness      the judge's own counters (PM sampling) need CUDA 12.6" &&
+        code_is 77 "$GC" doctor && has "ok       witness      CUDA 12.6 or later"
+}
+check "doctor: the toolkit version the witness needs" t_doctor_witness
 check "doctor: the toolkit version ex45's baseline needs" t_doctor_fp8
 
 mkdir -p "$T/bad/course/01-x" && cp -R harness exercises solutions "$T/bad/"

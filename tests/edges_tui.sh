@@ -245,7 +245,9 @@ EOF
 # With WHOLE (a file of words, one a line), a word of a line that is not in
 # WHOLE and a word of the next line that together make one of WHOLE are
 # that word: a word wider than its line or its table column, broken where
-# it had to be, is not cut.
+# it had to be, is not cut. A table too narrow for its words is a list that
+# names each cell's column (its header's words again on every row, with a
+# colon): the words are compared as a set, a colon after one left out.
 words() {
     whole=/dev/null
     case "$1" in *.words) whole=$1; shift ;; esac
@@ -261,7 +263,7 @@ words() {
             held = 0
             for (i = 1; i <= n; i++) if (w[i] != "") { if (w[i] in whole || whole_file == "/dev/null") print w[i]; else piece[++held] = w[i] }
         }
-        END { for (k = 1; k <= held; k++) print piece[k] }' | sort
+        END { for (k = 1; k <= held; k++) print piece[k] }' | sed 's/:$//' | sort -u
 }
 # uncut NAME...: the screens NAME (files of the walks) lost no word at 80x24
 uncut() {

@@ -58,6 +58,7 @@ docs/harness.md|(ex33 requires|setmaxnreg is not graded (ex33's lesson says so)
 README.md|nothing else the course uses is newer|ex45's baseline, cuBLASLt's block scale modes, needs CUDA 12.9
 grader/toolchain.c|(12.0 or later, for sm_90a)|ex45 needs 12.9 or later
 README.md|Chapters 7-10 also need|chapter 11 needs the counters too (partial sums, multicast, e4m3)
+course/11-past-cublas/lesson.md|takes three of those steps|chapter 11 has five exercises (ex43-ex47): ping-pong and the TMA-store epilogue came after FP8
 README.md|7-10), a correct and fast answer|chapter 11 holds techniques too
 cli/|(chapters 7-10)|doctor: chapter 11 needs the counters too
 course/11-past-cublas/chapter.yaml|a partial sum was read before it was all written|racecheck sees shared memory only; ex43's partial sums are in global memory

@@ -20,9 +20,13 @@
 #     passes with the ratios of a grade here, and `class grade --slurm` grades two students in a
 #     job array. Skipped, saying why, without root or Slurm; SLURM_TEST_PREFIX names a Slurm
 #     packed by tests/slurm/bundle.sh on a machine where none can be installed.
+#  7. gpucourse why ex35 --profile with ex34's naive SGEMM as the student's file (correct, too
+#     slow: timed): the report it names exists, and `ncu --import REPORT --print-summary
+#     per-kernel` lists the student's kernel (sgemm_naive) and the reference's
+#     (sgemm_coalesced), each profiled in its sandboxed runner. Skipped, saying why, without ncu.
 #
-# GPU_TEST_PARTS='course fixtures wall bench slurm' (the default: all) runs only the
-# parts named (1, 2-3, 4, 5, 6), to fit a short GPU lease.
+# GPU_TEST_PARTS='course fixtures wall bench slurm profile' (the default: all) runs only the
+# parts named (1, 2-3, 4, 5, 6, 7), to fit a short GPU lease.
 # GPU_TEST_ONLY='GLOB ...' runs only the tests/gpu/ solutions whose names
 # match one of the globs (e.g. 'ex1[1-4]* ex20*'). GPU_TEST_CACHE=DIR starts the workspace's build cache
 # from DIR (a workspace .build made by the same nvcc on another machine), so
@@ -47,7 +51,7 @@ cat "$WS/doctor"
 "$GC" list >/dev/null  # the workspace's exercise files, which the fixtures replace one at a time
 
 # part NAME: NAME is one of the parts to run
-part() { case " ${GPU_TEST_PARTS:-course fixtures wall bench slurm} " in *" $1 "*) return 0 ;; esac; return 1; }
+part() { case " ${GPU_TEST_PARTS:-course fixtures wall bench slurm profile} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if part course; then
 echo "# check-course (compiles everything, grades every reference and stub)"
@@ -98,8 +102,8 @@ for f in tests/gpu/*.cu tests/gpu/*.patch; do
         "$GC" reset "$ex" >/dev/null 2>&1
         continue
     fi
-    # a line '// env: NAME=VALUE ...' among the first three: the grade runs with those set (a feature
-    # still off by default, e.g. GPUCOURSE_WITNESS=1)
+    # a line '// env: NAME=VALUE ...' among the first three: the grade runs with those set (e.g. a
+    # feature still off by default while it is being proven)
     fixture_env=$(sed -n '1,3s#^// env: ##p' "$f")
     # shellcheck disable=SC2086  # NAME=VALUE words
     env $fixture_env "$GC" grade "$ex" --timeout 15 --format json >"$WS/$name.json" 2>"$WS/$name.err"
@@ -176,6 +180,36 @@ echo "# bench: every reference against the same-run ceilings"
 "$GC" bench >"$WS/bench" 2>&1
 sed 's/^/# /' "$WS/bench"
 cp "$WS/bench" "$LOG.bench" 2>/dev/null
+fi
+
+if part profile; then
+echo "# why ex35 --profile: ex34's naive SGEMM as the student's file, beside ex35's reference"
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute-*/ncu 2>/dev/null | tail -1)
+if [ -z "$NCU" ]; then
+    n=$((n + 1)); skip=$((skip + 1)); echo "ok $n - why --profile # SKIP no ncu on PATH or in /usr/local/cuda"
+else
+    cp solutions/ex34_sgemm_naive.cu "$WS/exercises/ex35_sgemm_coalesced.cu"
+    t0=$(date +%s)
+    "$GC" why ex35 --profile >"$WS/profile" 2>"$WS/profile.err"
+    code=$?
+    sed 's/^/# /' "$WS/profile" "$WS/profile.err" | tail -25
+    report=$(sed -n 's|^ *\(/.*\.ncu-rep\)$|\1|p' "$WS/profile" | head -1)
+    echo "# exit $code in $(($(date +%s) - t0)) s; report: ${report:-none}"
+    if [ -n "$report" ] && [ -f "$report" ]; then
+        "$NCU" --import "$report" --print-summary per-kernel >"$WS/summary" 2>&1
+        grep -E 'sgemm_|Duration|Memory Throughput|Compute \(SM\) Throughput' "$WS/summary" | sed 's/^/# /' | head -20
+        if grep -q sgemm_naive "$WS/summary" && grep -q sgemm_coalesced "$WS/summary" &&
+            [ $code -ne 0 ] && [ $code -ne 65 ] && ! awk 'length > 80' "$WS/profile" | grep -q .; then
+            ok "why ex35 --profile: the report lists the student's sgemm_naive and the reference's sgemm_coalesced"
+        else
+            not_ok "why ex35 --profile: the report lacks a kernel (exit $code)"
+            sed 's/^/# /' "$WS/summary" | head -30
+        fi
+        cp "$report" "$LOG.ex35.ncu-rep" 2>/dev/null
+    else
+        not_ok "why ex35 --profile wrote no report (exit $code)"
+    fi
+fi
 fi
 
 # slurm_reason: why the Slurm part cannot run here, or nothing

@@ -24,4 +24,49 @@ if ! "$NVCC" -std=c++17 -gencode arch=compute_90a,code=sm_90a $CUPTI_INC -Iharne
     exit 0
 fi
 ln -s "$STUBS/libcuda.so" "$T/libcuda.so.1"
-LD_LIBRARY_PATH=$T "$T/witness"
+LD_LIBRARY_PATH=$T "$T/witness" >"$T/out"
+rc=$?
+grep -v '^1\.\.' "$T/out"
+n=$(grep -c '^\(not \)\{0,1\}ok ' "$T/out")
+
+# One window against a stand-in CUPTI (tests/standin/fake_cupti.cc) whose
+# decoder behaves as FAKE_PM says, and a driver whose cuInit succeeds: the
+# window must end, in bounded time, with the samples the time holds or the
+# reason it cannot.
+check() { # NAME FAKE_PM WANT (a grep -E pattern of the window's one line)
+    n=$((n + 1))
+    got=$(FAKE_PM=$2 LD_LIBRARY_PATH=$T/sim timeout 30 "$T/window" 2>&1)
+    code=$?
+    if [ $code != 124 ] && echo "$got" | grep -qE "$3"; then echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+        echo "# got (exit $code): $got"
+        rc=1
+    fi
+}
+mkdir -p "$T/sim"
+printf 'int cuInit(unsigned flags) { (void)flags; return 0; }\n' >"$T/cuinit.c"
+# shellcheck disable=SC2086  # CUPTI_INC is empty or one word
+if cc -shared -fPIC -o "$T/sim/libcuda.so.1" "$T/cuinit.c" &&
+    c++ -std=c++17 -shared -fPIC -I"$CUDA/include" $CUPTI_INC -o "$T/sim/libcupti.so" tests/standin/fake_cupti.cc \
+        >"$T/log" 2>&1 &&
+    "$NVCC" -std=c++17 -gencode arch=compute_90a,code=sm_90a $CUPTI_INC -Iharness -o "$T/window" \
+        tests/pmwitness_window.cu harness/pmwitness.cu -L"$STUBS" -lcuda -ldl -Xlinker=-rpath="$CUDA/lib64" >>"$T/log" 2>&1; then
+    # the H200's decoder (2026-11-28): OTHER whenever it has caught up, 2 ms a decode in which as many
+    # samples come again; decoding again while that made progress never ended. 50 ms at 100 us: about 500
+    check "a decoder that stops with OTHER while samples keep coming: the window ends, every sample summed" h200 \
+        '^ok (4[5-9][0-9]|5[0-9][0-9]) samples (4[5-9]|5[0-9])[0-9]{3}$'
+    check "a decoder that never says END_OF_RECORDS after the stop: two empty decodes end it" quiet \
+        '^ok (4[5-9][0-9]|5[0-9][0-9]) samples'
+    check "a hole between two samples: not consecutive, said" gap 'failed: the samples are not consecutive'
+    check "the hardware buffer overflowed: said" overflow 'failed: .*overflowed'
+    check "more samples than the window's time holds: not the GPU's" phantom 'failed: the sampler returned [0-9]+ samples .*not the GPU'
+    check "an image full with no sample completed: said, not decoded for ever" fullnone 'failed: .*without completing one'
+else
+    n=$((n + 1))
+    sed 's/^/# /' "$T/log"
+    echo "not ok $n - the stand-in CUPTI and the window's test build"
+    rc=1
+fi
+echo "1..$n"
+exit $rc

@@ -260,5 +260,58 @@ if grep -q ': OPEN (' "$T/probes"; then
     echo "# OPEN probes:"
     grep ': OPEN (' "$T/probes" | sed 's/^/#   /'
 fi
-[ -n "${RUNNER_BOX_KEEP:-}" ] && cp "$T/probes" "$RUNNER_BOX_KEEP"
+# 7. the runner's profile mode (gpucourse why --profile, grader/profile.h):
+# under ncu the runner's allow-list gains ncu's injected libraries'
+# directory (read) and the run's own lock directory (make files there), and
+# nothing else; the same library without the sandbox (the control) gets
+# everything it asks for, and the runner without --profile not even those
+P=$T/prof LOCK=$T/prof/tmp/nvidia/nsight_compute
+PROBE=$T/ws/.build/student-profile.so
+run_as() { if [ "$PUID" != "$(id -u)" ]; then setpriv --reuid="$PUID" --regid="$PGID" --clear-groups "$@"; else "$@"; fi; }
+reset_profile() {
+    rm -rf "$P" && mkdir -p "$LOCK" "$P/ncu/target" "$P/ncu/other" "$P/outside" &&
+        cp "$T/standin/decoy.so" "$P/ncu/target/libinjection.so" && echo secret >"$P/ncu/other/secret" &&
+        echo victim >"$LOCK/victim" && chown -R "$PUID:$PGID" "$P"
+}
+profile_probes() { # OUT [--profile]: the probe library in the runner's diagnose mode (or the control)
+    local out=$1 mode=$2
+    reset_profile || return 1
+    if [ "$mode" = control ]; then
+        run_as env LD_LIBRARY_PATH="$T/standin" CUDA_INJECTION64_PATH="$P/ncu/target/libinjection.so" \
+            "$T/standin/load" --student "$PROBE" >"$out" 2>&1
+    else
+        run_as env LD_LIBRARY_PATH="$T/standin" CUDA_INJECTION64_PATH="$P/ncu/target/libinjection.so" \
+            timeout 60 "$RUNNER" --student "$PROBE" --diagnose 1000 --seed 1 $mode >"$out" 2>&1
+    fi
+    grep -q '^probe done' "$out" || { cat "$out"; return 1; }
+}
+t_profile_built() {
+    gcc -Wall -shared -fPIC -o "$PROBE" "$S/profile_probe.c" -DLOCK_DIR="\"$LOCK\"" -DINJECT_DIR="\"$P/ncu/target\"" \
+        -DSIBLING_DIR="\"$P/ncu/other\"" -DOUTSIDE="\"$P/outside\"" -DSSH_KEY="\"$T/home/.ssh/id_rsa\"" &&
+        chown "$PUID:$PGID" "$PROBE" && profile_probes "$T/profile.control" control &&
+        profile_probes "$T/profile.plain" "" && profile_probes "$T/profile.probes" "--profile $LOCK"
+}
+check "profile mode: the probe library (tests/standin/profile_probe.c) ran in the control and in the runner" \
+    t_profile_built
+t_profile_mode() {
+    local p bad=
+    for p in lock-file inject-read lock-parent outside-tmp lock-mkdir lock-unlink inject-sibling read-ssh-key; do
+        grep -q "^probe $p: OPEN" "$T/profile.control" || bad="$bad; control: $(grep "^probe $p:" "$T/profile.control")"
+    done
+    for p in lock-file inject-read; do
+        grep -q "^probe $p: OPEN" "$T/profile.probes" || bad="$bad; --profile: $(grep "^probe $p:" "$T/profile.probes")"
+        grep -q "^probe $p: blocked" "$T/profile.plain" || bad="$bad; plain: $(grep "^probe $p:" "$T/profile.plain")"
+    done
+    for p in lock-parent outside-tmp lock-mkdir lock-unlink inject-sibling read-ssh-key; do
+        grep -q "^probe $p: blocked" "$T/profile.probes" || bad="$bad; --profile: $(grep "^probe $p:" "$T/profile.probes")"
+    done
+    [ -f "$LOCK/victim" ] && [ ! -e "$P/tmp/nvidia/escape" ] && [ ! -e "$P/outside/escape" ] ||
+        bad="$bad; files changed outside the lock directory"
+    [ -z "$bad" ] || { echo "${bad#; }"; return 1; }
+    grep '^probe' "$T/profile.probes"
+}
+CHECK_LINES=20 check "profile mode: ncu's lock directory and injected libraries' directory only, the rest of the box as before" \
+    t_profile_mode
+
+[ -n "${RUNNER_BOX_KEEP:-}" ] && cp "$T/probes" "$RUNNER_BOX_KEEP" && cat "$T/profile.probes" "$T/profile.plain" >>"$RUNNER_BOX_KEEP"
 echo "1..$n"

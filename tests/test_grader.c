@@ -14,6 +14,7 @@
 #include "../grader/report.h"
 #include "../grader/diagnose.h"
 #include "../grader/metrics.h"
+#include "../grader/profile.h"
 #include "../grader/gpulock.h"
 #include "../src/proc.h"
 
@@ -1341,13 +1342,6 @@ static void test_evidence_metrics(void **state) {
     Exercise plain = exercise();
     assert_null(evidence_metrics(&plain));
     assert_null(evidence_witness_metrics(&plain));
-    /* off unless asked for: no witness, no extra counters */
-    unsetenv("GPUCOURSE_WITNESS");
-    assert_null(evidence_witness_metrics(&e));
-    m = evidence_metrics(&e);
-    assert_null(strstr(m, WITNESS_TENSOR));
-    free(m);
-    setenv("GPUCOURSE_WITNESS", "1", 1);
 }
 
 /* Counter values recorded on the H100: ex32's reference submitted for ex33
@@ -1756,6 +1750,9 @@ static void test_witness(void **state) {
     grade_check_evidence(&failed, &e);
     assert_int_equal(failed.verdict, V_REQUIREMENT);
     assert_non_null(strstr(failed.reason, "the samples are not consecutive"));
+    /* said as what the judge could not see, not as what the code did */
+    assert_non_null(strstr(failed.reason, "it got none"));
+    assert_null(strstr(failed.reason, "does other work"));
     failed.verdict = V_PASS;
     failed.nevidence = 0;
     failed.counters.witness = COUNTERS_NONE;
@@ -2809,10 +2806,351 @@ static void test_libcache(void **state) {
     free(rm), free(cache), free(src), free(lib);
 }
 
-int main(void) {
-    setenv("GPUCOURSE_WITNESS", "1", 1); /* the witness's rules as they are when it is on */
+/* why --profile without a GPU or ncu: a stand-in ncu (records its argv and
+ * TMPDIR, runs the program after its options as ncu does, writes a report)
+ * and a stand-in runner (records its argv, makes a file in its --profile
+ * directory, answers "call: ok" on the result descriptor; hangs for a
+ * library named hang, crashes for crash). This test program is the one ncu
+ * starts (main: PROFILE_RUNS_ARG), as gpucourse is. */
+static const char fake_ncu[] =
+    "#!/bin/sh\n"
+    "d=$(dirname \"$0\")\n"
+    ": >\"$d/ncu.argv\"\n"
+    "for a in \"$@\"; do printf '%s\\n' \"$a\" >>\"$d/ncu.argv\"; done\n"
+    "printf '%s\\n' \"$TMPDIR\" >\"$d/ncu.tmpdir\"\n"
+    "if [ \"${FAKE_NCU:-}\" = noperm ]; then\n"
+    "  echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
+    "Counters on the target device 0.'; exit 1\n"
+    "fi\n"
+    "if [ \"${FAKE_NCU:-}\" = broken ]; then echo '==ERROR== Failed to prepare the target'; exit 1; fi\n"
+    "out=\n"
+    "while [ $# -gt 0 ]; do case $1 in --export) out=$2; shift 2;; --*) shift 2;; *) break;; esac; done\n"
+    "\"$@\"; rc=$?\n"
+    "echo 'a fake report' >\"$out\"\n"
+    "exit $rc\n";
+static const char fake_runner[] =
+    "#!/bin/sh\n"
+    "d=$(dirname \"$0\")\n"
+    "printf '%s\\n' \"$*\" >>\"$d/runner.argv\"\n"
+    "prev= lock= lib=\n"
+    "for a in \"$@\"; do case $prev in --profile) lock=$a;; --student) lib=$a;; esac; prev=$a; done\n"
+    ": >\"$lock/lock.runner\" || { echo \"error: cannot write in $lock\" >&3; exit 3; }\n"
+    "case $lib in *hang*) sleep 30;; *crash*) kill -SEGV $$;; esac\n"
+    "echo 'call: ok 0.125000' >&3\n";
+
+static char *write_script(const char *dir, const char *name, const char *text) {
+    char *path = xprintf("%s/%s", dir, name);
+    assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+    assert_int_equal(chmod(path, 0755), 0);
+    return path;
+}
+
+static void test_profile_run(void **state) {
+    (void)state;
+    char dir[] = "/tmp/gpucourse-profile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *ncu = write_script(dir, "ncu", fake_ncu), *runner = write_script(dir, "runner-sgemm", fake_runner);
+    char *self = realpath("/proc/self/exe", NULL), *report = xprintf("%s/ex35-1.ncu-rep", dir);
+    char *mine = xprintf("%s/student-ex35.so", dir), *hang = xprintf("%s/hang.so", dir), *crash = xprintf("%s/crash.so", dir);
+    char *argv_file = xprintf("%s/ncu.argv", dir), *runner_file = xprintf("%s/runner.argv", dir);
+    char *tmp_file = xprintf("%s/ncu.tmpdir", dir);
+    ProfileRun run = {.ncu = ncu, .self = self, .runner = runner, .student = mine, .reference = "/ref/reference-ex35.so",
+                      .size = "4096x4096x4096", .seed = 77, .report = report, .call_timeout_s = 1};
+    Profile p = {0};
+    profile_run(&run, &p);
+    assert_string_equal(p.report, report);
+    assert_string_equal(p.not_done, "");
+    assert_string_equal(p.yours, "ok");
+    assert_string_equal(p.reference, "ok");
+    /* what ncu was told: the runners only, the profiler's range only, the
+     * sections, the report's place; then this program with the runs */
+    char *args = read_file(argv_file, NULL), *tmpdir = read_file(tmp_file, NULL);
+    assert_non_null(args);
+    assert_non_null(tmpdir);
+    tmpdir[strcspn(tmpdir, "\n")] = '\0';
+    char *want = xprintf("--target-processes\nall\n--target-processes-filter\nregex:runner-\n--profile-from-start\noff\n"
+                         "--section\nSpeedOfLight\n");
+    assert_non_null(strstr(args, want));
+    assert_non_null(strstr(args, "--section\nMemoryWorkloadAnalysis_Tables\n--section\nSchedulerStats\n"));
+    assert_null(strstr(args, "--set"));
+    char *tail = xprintf("--export\n%s\n%s\n%s\n%s\n%s/nvidia/nsight_compute\n4096x4096x4096\n77\n1\nyours=%s\n"
+                         "reference=/ref/reference-ex35.so\n", report, self, PROFILE_RUNS_ARG, runner, tmpdir, mine);
+    assert_non_null(strstr(args, tail));
+    assert_true(strncmp(tmpdir, "/tmp/gpucourse-ncu-", 19) == 0 || getenv("TMPDIR"));
+    /* each runner in its diagnose mode, the student's first; the run's
+     * directory removed after, with what the runner made in it */
+    char *runs = read_file(runner_file, NULL);
+    char *want_runs = xprintf("--student %s --diagnose 4096x4096x4096 --seed 77 --profile %s/nvidia/nsight_compute\n"
+                              "--student /ref/reference-ex35.so --diagnose 4096x4096x4096 --seed 77 --profile "
+                              "%s/nvidia/nsight_compute\n", mine, tmpdir, tmpdir);
+    assert_non_null(runs);
+    assert_string_equal(runs, want_runs);
+    assert_false(dir_exists(tmpdir));
+    free(args), free(want), free(tail), free(runs), free(want_runs), free(tmpdir);
+
+    /* a call that hangs under ncu is ended after its time; the reference's
+     * still runs, and the report is kept */
+    unlink(report);
+    unlink(runner_file);
+    run.student = hang;
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.report, report);
+    assert_string_equal(p.yours, "did not finish in 1 s");
+    assert_string_equal(p.reference, "ok");
+    assert_string_equal(p.not_done, "your call: did not finish in 1 s");
+    assert_true(p.wall_s < 10);
+
+    /* one that crashes */
+    run.student = crash;
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.yours, "ended by signal 11");
+    assert_string_equal(p.reference, "ok");
+
+    /* the driver keeps the counters from this user: said with its setting */
+    unlink(report);
+    run.student = mine;
+    setenv("FAKE_NCU", "noperm", 1);
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.report, "");
+    assert_non_null(strstr(p.not_done, "only administrators read the GPU's counters (ERR_NVGPUCTRPERM, "
+                                       "NVreg_RestrictProfilingToAdminUsers=1)"));
+    /* ncu failing otherwise: its words */
+    setenv("FAKE_NCU", "broken", 1);
+    memset(&p, 0, sizeof p);
+    profile_run(&run, &p);
+    assert_string_equal(p.report, "");
+    assert_string_equal(p.not_done, "ncu ran nothing (exit 1): Failed to prepare the target");
+    unsetenv("FAKE_NCU");
+    assert_true(profile_no_permission("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission"));
+    assert_false(profile_no_permission("==PROF== Disconnected from process 4711"));
+
+    /* the text: where the report is and the commands that open it, at 80 columns */
+    Exercise e = {.id = "ex35"};
+    snprintf(p.report, sizeof p.report, "/home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep");
+    snprintf(p.size, sizeof p.size, "4096x4096x4096");
+    p.not_done[0] = '\0';
+    p.wall_s = 23.4;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    profile_report_text(m, &e, &p);
+    fclose(m);
+    assert_non_null(strstr(text, "\n  ncu-ui /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep\n"));
+    assert_non_null(strstr(text, "\n  ncu --page details --import \\\n"
+                                 "      /home/student/gpucourse/profiles/ex35-20261201-141502.ncu-rep\n"));
+    for (char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+        if (strncmp(line, "profile ", 8) && strcspn(line, "\n") > 80) fail_msg("over 80 columns: %s", line);
+    free(text);
+    char *rm = xprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm), free(ncu), free(runner), free(self), free(report), free(mine), free(hang), free(crash);
+    free(argv_file), free(runner_file), free(tmp_file);
+}
+
+/* The ceilings' lines of a report (from "  ceilings" while the lines are
+ * indented under it) at most 80 columns, as the CLI prints them unwrapped. */
+static void assert_fits_80(const char *text) {
+    const char *line = strstr(text, "\n  ceilings   ");
+    assert_non_null(line);
+    for (line++; *line && (!strncmp(line, "  ceilings   ", 13) || !strncmp(line, "             ", 13));) {
+        size_t n = strcspn(line, "\n");
+        if (n > 80) fail_msg("over 80 columns: %.*s", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
+/* Each timed size against the ceilings: a GEMM is compute-bound (its flops
+ * per byte far past the ridge of the same run's copy and the BF16 peak),
+ * its share taken of the peak at the clock it ran (smclock:), not the
+ * highest; text, JSON and 80 columns. */
+static void test_ceilings_gemm(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "gemm_bf16";
+    e.floor_library = 0.45;
+    char *text = read_file("tests/data/ceilings_gemm.txt", NULL);
+    assert_non_null(text);
+    GradeResult r;
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    assert_int_equal(r.verdict, V_PASS);
+    assert_int_equal(r.cc, 90);
+    const Ceiling *c = &r.sizes[0].ceiling;
+    assert_int_equal(c->bound, BOUND_COMPUTE);
+    assert_true(c->clock_measured);
+    assert_int_equal(c->clock_mhz, 1755);
+    assert_string_equal(c->math, "BF16");
+    assert_true(fabs(c->peak_tflops - 132 * 4096 * 1755e6 / 1e12) < 0.01);        /* 948.9, not 1070.5 */
+    assert_true(fabs(c->copy_gbps - 201326592 / 0.068e6) < 0.1);                  /* 2961 GB/s */
+    assert_true(fabs(c->intensity - 137438953472.0 / 201326592) < 1e-6);          /* 683 flop/B */
+    assert_true(c->ridge > 300 && c->ridge < 330 && c->intensity > c->ridge);
+    assert_true(fabs(c->fraction - 549.756 / 948.85) < 0.001);                     /* 0.58 */
+    assert_int_equal(r.sizes[1].ceiling.clock_mhz, 1650);
+    assert_true(r.vs_baseline == 0 && r.sizes[1].vs_baseline > 0); /* the copy: a ceiling, not a ratio recorded */
+    const Exercise *es[] = {&e};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "\n             4096x4096x4096   compute  58% of 949 TFLOP/s (BF16, 1755 MHz)\n"));
+    assert_non_null(strstr(out, "\n             8192x8192x8192   compute  54% of 892 TFLOP/s (BF16, 1650 MHz)\n"));
+    assert_null(strstr(out, "MHz*"));
+    assert_non_null(strstr(out, "copy          0.272 ms     2961 GB/s      (same run)"));
+    assert_fits_80(out);
+    free(out);
+    f = open_memstream(&out, &len);
+    report_json(f, es, &r, 1);
+    fclose(f);
+    assert_non_null(strstr(out, "\"ceiling\": {\"bound\": \"compute\", \"fraction\": 0.579"));
+    assert_non_null(strstr(out, "\"math\": \"BF16\""));
+    assert_non_null(strstr(out, "\"clock_mhz\": 1650, \"clock_measured\": true}"));
+    free(out);
+    grade_result_free(&r);
+
+    /* no smclock (a judge without NVML, or older): the highest clock, said */
+    char *plain = read_file("tests/data/gemm_sizes.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, plain, "N1");
+    assert_false(r.sizes[0].ceiling.clock_measured);
+    assert_int_equal(r.sizes[0].ceiling.clock_mhz, 1980);
+    assert_int_equal(r.sizes[0].ceiling.bound, BOUND_COMPUTE); /* no copy timed: the arithmetic, ridge unknown */
+    assert_true(r.sizes[0].ceiling.ridge == 0);
+    f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "compute  51% of 1071 TFLOP/s (BF16, 1980 MHz*)\n"));
+    assert_non_null(strstr(out, "* the highest clock: the clock it ran at was not read"));
+    assert_fits_80(out);
+    free(out);
+    grade_result_free(&r);
+    free(plain);
+    free(text);
+}
+
+/* A memory kind: bounded by the same run's copy, its share the student's
+ * bytes per second over the copy's (you/copy); its flops from the kind's
+ * table at the exercise's size when the output did not name it. */
+static void test_ceilings_memory(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "vector_add";
+    SizeSpec timed = {.count = 1, .d = {268435456}};
+    e.timing_sizes = &timed;
+    e.ntiming_sizes = 1;
+    GradeResult r;
+    char *text = read_file("tests/data/pass.txt", NULL);
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, text, "N1");
+    const Ceiling *c = &r.sizes[0].ceiling;
+    assert_int_equal(c->bound, BOUND_MEMORY);
+    assert_true(fabs(c->fraction - r.vs_baseline) < 1e-9);
+    assert_true(fabs(c->flops - 268435456.0) < 1);
+    assert_true(c->intensity < c->ridge);
+    assert_string_equal(c->math, "FP32");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    report_text(f, &e, &r);
+    fclose(f);
+    assert_non_null(strstr(out, "             timed            memory   81% of 4231 GB/s (the copy)\n"));
+    assert_fits_80(out);
+    free(out);
+    grade_result_free(&r);
+    free(text);
+
+    /* tile products: flops on the tensor cores, yet 3.2 flop/B is far left
+     * of the BF16 ridge (about 350): memory-bound by intensity */
+    const char *tiles = "harness: 1 N1\nkind: mma_tiles\nsm: 9.0 132 1980\ntimed: 1048576\nbytes: 1342177280\n"
+                        "time: student 0.500000 0.49 0.51 21\ntime: reference 0.500000 0.49 0.51 21\n"
+                        "time: baseline 0.450000 0.44 0.46 21\nsmclock: 1980 1980 1980 21\ndone: correct\n";
+    e.kind = "mma_tiles";
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, tiles, "N1");
+    c = &r.sizes[0].ceiling;
+    assert_true(fabs(c->flops - 4096.0 * 1048576) < 1);
+    assert_true(fabs(c->intensity - 3.2) < 1e-9);
+    assert_true(c->ridge > 300);
+    assert_int_equal(c->bound, BOUND_MEMORY);
+    assert_true(fabs(c->fraction - 0.9) < 1e-9);
+    grade_result_free(&r);
+
+    /* a kind the table does not know: no flops, bounded by the copy only */
+    e.kind = "no_such_kind";
+    memset(&r, 0, sizeof r);
+    grade_decide(&r, &e, &exited_ok, tiles, "N1");
+    assert_int_equal(r.sizes[0].ceiling.bound, BOUND_MEMORY);
+    assert_true(r.sizes[0].ceiling.flops == 0);
+    grade_result_free(&r);
+}
+
+/* Every kind of harness/kinds/ is in the ceilings' table, and the peaks
+ * are the judge's: 1070.5 TFLOP/s BF16 on 132 SMs at 1980 MHz (its peak:
+ * line in tests/data/gemm_h100.txt), 66.9 FP32. */
+static void test_ceiling_kinds(void **state) {
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("harness/kinds/*.cu", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 20);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char kind[64];
+        const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+        snprintf(kind, sizeof kind, "%.*s", (int)(strlen(base) - 3), base);
+        double per = -1;
+        const char *math = NULL;
+        if (!ceiling_kind(kind, &per, &math)) fail_msg("kind %s is not in grader/ceiling.c's table", kind);
+        assert_true(per >= 0 && math);
+    }
+    globfree(&g);
+    assert_true(fabs(132 * ceiling_per_sm_per_clock(90, "BF16") * 1980e6 / 1e12 - 1070.5) < 0.1);
+    assert_true(fabs(132 * ceiling_per_sm_per_clock(90, "FP32") * 1980e6 / 1e12 - 66.9) < 0.1);
+    assert_true(ceiling_per_sm_per_clock(90, "FP8") == 2 * ceiling_per_sm_per_clock(90, "BF16"));
+    assert_true(ceiling_per_sm_per_clock(120, "BF16") == 0); /* unknown: no guess */
+}
+
+/* why's counter table in 80 columns, every measure's title in it with
+ * values at their widest (the table was 87 wide): the longest title goes
+ * on at a word on the line below, the values under their headings. */
+static void test_counter_table_80(void **state) {
+    (void)state;
+    static const char *const all[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
+                                      "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
+                                      "tma_load_share", "registers", "spill_bytes", "shared_bytes"};
+    Exercise e = exercise();
+    Diagnosis d = {.kind = DIAG_COUNTERS, .nrows = (int)(sizeof all / sizeof all[0])};
+    snprintf(d.size, sizeof d.size, "4096x4096x4096");
+    for (int i = 0; i < d.nrows; i++) d.rows[i] = (MeasureRow){all[i], -1.25e-5, 100, true, i != 3};
+    GradeResult r = {.verdict = V_SLOW};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_diagnosis_text(f, NULL, &e, &r, &d);
+    fclose(f);
+    if (getenv("SHOW_CARDS")) fputs(buf, stderr);
+    const char *line = strstr(buf, "\n  counters ");
+    assert_non_null(line);
+    for (line++; *line && (!strncmp(line, "  counters ", 11) || !strncmp(line, "             ", 13));) {
+        size_t n = strcspn(line, "\n");
+        if (n > 80) fail_msg("over 80 columns (%zu): %.*s", n, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    assert_non_null(strstr(buf, "\n  counters                                                       yours reference\n"));
+    assert_non_null(strstr(buf, "\n             sectors per global load request                  -1.3e-05    100.00\n"));
+    assert_non_null(strstr(buf, "\n             local-memory bytes (spills) per byte that must\n"
+                                "             move                                             -1.3e-05    100.00\n"));
+    assert_non_null(strstr(buf, "\n             registers per thread (the most of any kernel)          -0       100\n"));
+    free(buf);
+}
+
+int main(int argc, char **argv) {
+    /* test_profile_run: this program is the one ncu starts, as gpucourse is */
+    if (argc >= 2 && !strcmp(argv[1], PROFILE_RUNS_ARG)) return profile_runs_main(argc - 2, argv + 2);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
+        cmocka_unit_test(test_profile_run),
         cmocka_unit_test(test_too_slow),       cmocka_unit_test(test_no_gpu),
         cmocka_unit_test(test_gpu_fault),      cmocka_unit_test(test_no_solve_symbol),
         cmocka_unit_test(test_timeout_keeps_partial_checks), cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_crash_by_signal),
@@ -2847,6 +3185,7 @@ int main(void) {
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
+        cmocka_unit_test(test_counter_table_80), cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
     };
     return cmocka_run_group_tests_name("grader", tests, NULL, NULL);
 }

@@ -163,6 +163,44 @@ static void test_markdown_table(void **state) {
     assert_null(strstr(text, "| row |"));
     free(text);
     doc_free(&d);
+
+    /* only the header wraps: no rules between the body's one-line rows */
+    md_render(&d, "| parts | 3072 x 3072 x 8192 (24 tiles left) | 4096^3 (116 left) |\n|---|---|---|\n"
+                  "| 1 (ex33's waves) | 588 | 693 |\n| 2 | 664 | 631 |\n| 3 | 691 | 595 |\n", 50);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_true(max_width(&d) <= 50);
+    assert_non_null(strstr(text, "\n 1 (ex33's waves) | 588 "));
+    assert_non_null(strstr(text, "| 693\n 2                | 664 "));
+    assert_non_null(strstr(text, "| 631\n 3                | 691 "));
+    free(text);
+    doc_free(&d);
+
+    /* a short cell (a label) kept on one line; the long one wraps */
+    md_render(&d, "| argument | what it is |\n|---|---|\n| globalStrides[rank - 1] | the distance from one index "
+                  "to the next of dimensions 1 and up, in bytes |\n| boxDim[rank] | the box |\n", 60);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_non_null(strstr(text, "\n globalStrides[rank - 1] | the distance from one index to\n"
+                                 "                         | the next of dimensions 1 and up,\n"));
+    free(text);
+    doc_free(&d);
+
+    /* too narrow for its words: a list, an item a row, each cell after
+     * its column's header, none cut at the edge */
+    md_render(&d, "| rung | look at | metric |\n|---|---|---|\n| 1, 2 | sectors per request | "
+                  "l1tex__t_sectors_pipe_lsu_mem_global_op_ld / l1tex__t_requests |\n| 5 | registers | "
+                  "Launch Statistics |\n", 50);
+    text = doc_text(&d);
+    if (getenv("SHOW_CARDS")) fputs(text, stderr);
+    assert_true(max_width(&d) <= 50);
+    assert_non_null(strstr(text, "* rung: 1, 2\n  look at: sectors per request\n"
+                                 "  metric:\n    l1tex__t_sectors_pipe_lsu_mem_global_op_ld /\n    l1tex__t_requests\n"
+                                 "* rung: 5\n  look at: registers\n  metric: Launch Statistics\n"));
+    assert_int_equal(style_of(&d, "1, 2"), S_STRONG);
+    assert_null(strstr(text, "| "));
+    free(text);
+    doc_free(&d);
 }
 
 /* Every lesson of the course at 80 and at 60 columns: no line wider than
@@ -322,7 +360,11 @@ static void test_card_pass(void **state) {
     /* the roofline: the ceilings, where the kernel sits */
     assert_non_null(strstr(text, "Roofline"));
     assert_non_null(strstr(text, "memory 4.23 TB/s (the copy in the same run)"));
-    assert_non_null(strstr(text, "132 SMs x 128 lanes x 2 flops x 1980 MHz"));
+    assert_non_null(strstr(text, "compute 66.9 TFLOP/s"));
+    /* each size against its ceiling: the copy bounds a vector add */
+    assert_non_null(strstr(text, "\nCeilings (each size: the bound that applies, your share of it)\n"));
+    assert_non_null(strstr(text, "\n  timed            memory  ###############... "
+                                 " 81% of 4231 GB/s\n"));
     assert_non_null(strstr(text, "you: 0.0833 flop/B, 287 GFLOP/s, 81% of the memory roof"));
     assert_true(max_width(&d) <= 78);
     int points = 0;
@@ -383,8 +425,34 @@ static void test_card_gemm(void **state) {
     assert_non_null(strstr(text, "  308 TFLOP/s  1.01x ref"));
     assert_null(strstr(text, "  copy       "));
     assert_non_null(strstr(text, "floors: 0.80x ref = 245, 0.35x cuBLAS GemmEx BF16 = 210 TFLOP/s"));
-    assert_non_null(strstr(text, "peak  1070 TFLOP/s"));
+    assert_non_null(strstr(text, "peak  1071 TFLOP/s")); /* 132 x 4096 x 1980 MHz, at its highest clock */
     assert_non_null(strstr(text, "compute-bound: 683 floating-point operations per byte"));
+    assert_true(max_width(&d) <= 78);
+    free(text);
+    doc_free(&d);
+    grade_result_free(&r);
+}
+
+/* A GEMM timed at two sizes, with the clock it ran at (smclock:): each
+ * size's bar against the BF16 peak at its own clock, the roofline's peak
+ * at the deciding size's, within the card's width. */
+static void test_card_ceilings(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.kind = "gemm_bf16";
+    e.floor_library = 0.45;
+    static SizeSpec timing[2] = {{3, {4096, 4096, 4096}}, {3, {8192, 8192, 8192}}};
+    e.timing_sizes = timing, e.ntiming_sizes = 2;
+    GradeResult r;
+    Doc d;
+    char *text = card_of("ceilings_gemm", &e, &r, &d);
+    assert_non_null(strstr(text, "\n  4096x4096x4096   compute ##########........ "
+                                 " 58% of 949 TFLOP/s, 1755 MHz\n"));
+    assert_non_null(strstr(text, "\n  8192x8192x8192   compute ##########........ "
+                                 " 54% of 892 TFLOP/s, 1650 MHz\n"));
+    assert_non_null(strstr(text, "compute: the dense BF16 peak at the clock\n  it ran at (read after your timed calls)"));
+    assert_non_null(strstr(text, "peak   892 TFLOP/s"));
+    assert_non_null(strstr(text, "(the"));
     assert_true(max_width(&d) <= 78);
     free(text);
     doc_free(&d);
@@ -468,14 +536,6 @@ static void test_card_ladder(void **state) {
     strlist_free(&e->ladder);
 }
 
-static void test_flops_table(void **state) {
-    (void)state;
-    SizeSpec n = {1, {1000}}, rc = {2, {16, 100}};
-    assert_true(card_kind_flops("saxpy", &n) == 2000);
-    assert_true(card_kind_flops("col_scale", &rc) == 1600);
-    assert_true(card_kind_flops("flip_lr", &rc) == 0);
-    assert_true(card_kind_flops("no_such_kind", &n) == -1);
-}
 
 /* Compiler and program output on the card: escapes shown, not obeyed (a
  * student's #error or printf cannot clear the screen or retitle the window),
@@ -722,9 +782,9 @@ int main(void) {
         cmocka_unit_test(test_wrap),          cmocka_unit_test(test_markdown), cmocka_unit_test(test_markdown_table), cmocka_unit_test(test_every_lesson_fits),
         cmocka_unit_test(test_highlight),     cmocka_unit_test(test_markdown_code_colour),
         cmocka_unit_test(test_watch_ignored), cmocka_unit_test(test_debounce),
-        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_gemm_sizes), cmocka_unit_test(test_card_ladder),     cmocka_unit_test(test_card_checks_wrap),
+        cmocka_unit_test(test_card_pass),     cmocka_unit_test(test_card_gemm_sizes), cmocka_unit_test(test_card_ceilings), cmocka_unit_test(test_card_ladder),     cmocka_unit_test(test_card_checks_wrap),
         cmocka_unit_test(test_card_wrong),    cmocka_unit_test(test_card_no_gpu),
-        cmocka_unit_test(test_card_gemm), cmocka_unit_test(test_flops_table),
+        cmocka_unit_test(test_card_gemm),
         cmocka_unit_test(test_card_hostile_output), cmocka_unit_test(test_log_visible),
         cmocka_unit_test(test_card_compile_error_wraps), cmocka_unit_test(test_card_why_wraps), cmocka_unit_test(test_markdown_code_spans), cmocka_unit_test(test_wrap_verbatim),
         cmocka_unit_test(test_clip),          cmocka_unit_test(test_verdict_words), cmocka_unit_test(test_doc_escapes),

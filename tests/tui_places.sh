@@ -142,6 +142,20 @@ t_h3() {
 }
 check "lesson: a small heading (###) underlined with dots" t_h3
 
+# 1.11: a lesson's table at 80x24 in aligned columns within the screen;
+# rules between the body's rows only where a body row takes two lines
+# (chapter 11's "parts" table: only its header wraps)
+t_tables() {
+    start && keys 1 1 && wait_for "chapter 11: " && keys l && wait_for "Chapter 11: " &&
+        keys / "each plan forced" Enter && wait_for "(ex33's waves)" &&
+        perl -CSD -ne 'chomp; exit 1 if length > 80' "$T/screen" &&
+        grep -Eq "^ *1 \(ex33's waves\) +│ 588 +│ 693 +│ 576\s*\$" "$T/screen" &&
+        grep -A1 "(ex33's waves)" "$T/screen" | tail -1 | grep -Eq "^ *2 +│ 664 +│ 631 +│ 536" &&
+        grep -B1 "(ex33's waves)" "$T/screen" | head -1 | grep -q "─┼─" ||
+        { sed 's/^/|/' "$T/screen"; return 1; }
+}
+check "lesson at 80x24: a table in columns, rules between body rows only where one wraps" t_tables
+
 # 1.6: Space, b, PgDn and PgUp page the list; digits jump to a chapter;
 # Home shows the course's title
 t_list_paging() {

@@ -42,29 +42,6 @@ Style card_verdict_style(Verdict v) {
     }
 }
 
-/* The harness reports the bytes a kind must move, not its flops: these are
- * read off the kinds in harness/kinds/, as floating-point operations per
- * element of the timed size (an add or a multiply is 1, a multiply-add 2).
- * 0: integer work or data movement only. A kind not listed (a GEMM needs
- * 2MNK, not a count per element) is shown against the memory roof only. */
-static const struct {
-    const char *kind;
-    double flops_per_element;
-} kind_flops[] = {
-    {"vector_add", 1}, {"saxpy", 2}, {"affine", 2}, {"col_scale", 1}, {"fused_axpy_relu", 3},
-    {"row_sum", 1},    {"sum", 1},   {"tile_scan", 1},
-    {"flip_lr", 0},    {"transpose", 0}, {"warp_count", 0}, {"segment_sum", 0}, {"scan", 0},
-    {"warp_scan", 0},  {"swizzle128", 0}, {"swizzle_map", 0},
-};
-
-double card_kind_flops(const char *kind, const SizeSpec *size) {
-    double elements = 1;
-    for (int i = 0; i < size->count; i++) elements *= (double)size->d[i];
-    for (size_t i = 0; i < ARRAY_SIZE(kind_flops); i++)
-        if (!strcmp(kind_flops[i].kind, kind)) return kind_flops[i].flops_per_element * elements;
-    return -1;
-}
-
 static void repeat(Doc *d, Style s, const char *g, int n) {
     for (int i = 0; i < n; i++) doc_add(d, s, g);
 }
@@ -190,17 +167,18 @@ static void si(char *buf, size_t size, double v, const char *unit) {
 enum { ROOF_H = 8, ROOF_DECADES_X = 5, ROOF_DECADES_Y = 4 };
 static const double roof_xmin = 0.01; /* flop/byte at the left edge */
 
-/* A compute-bound kind: its point against the arithmetic peak the harness
- * reported (no copy runs beside a GEMM, so no memory roof is drawn). */
+/* A compute-bound kind: its point against the arithmetic peak at the clock
+ * it ran (the grader's ceiling of the deciding size, grader/ceiling.h). */
 static void card_roofline_flops(Doc *d, const GradeResult *r, int width) {
-    if (r->peak_tflops <= 0 || r->bytes <= 0) return;
-    double fpb = r->flops / r->bytes, share = r->tflops_student / r->peak_tflops;
+    const Ceiling *c = &r->sizes[r->decisive].ceiling;
+    if (c->peak_tflops <= 0 || r->bytes <= 0) return;
+    double share = r->tflops_student / c->peak_tflops;
     int w = width - 30;
     if (w > 48) w = 48;
     if (w < 10) w = 10;
     doc_add(d, S_H3, "Roofline");
     doc_newline(d);
-    doc_printf(d, S_NORMAL, "  peak %5.0f TFLOP/s ", r->peak_tflops);
+    doc_printf(d, S_NORMAL, "  peak %5.0f TFLOP/s ", c->peak_tflops);
     repeat(d, S_ROOF, glyph->block, w);
     doc_newline(d);
     doc_printf(d, S_LABEL, "  you  %5.0f TFLOP/s ", r->tflops_student);
@@ -209,9 +187,13 @@ static void card_roofline_flops(Doc *d, const GradeResult *r, int width) {
     repeat(d, S_DIM, glyph->shade, w - len);
     doc_printf(d, S_NORMAL, " %.0f%%", 100 * share);
     doc_newline(d);
-    char *text = xprintf("compute-bound: %.0f floating-point operations per byte that must move, so the ceiling "
-                         "is the arithmetic peak (this GPU's dense rate x %d SMs x %d MHz), not the memory",
-                         fpb, r->sm_count, r->clock_mhz);
+    char ridge[64] = "";
+    if (c->ridge > 0) snprintf(ridge, sizeof ridge, " (the ridge: %.0f)", c->ridge);
+    char *text = xprintf("%s: %.0f floating-point operations per byte that must move%s, so the ceiling is the "
+                         "arithmetic peak (this GPU's dense %s rate x %d SMs x %d MHz, %s), not the memory",
+                         c->bound == BOUND_COMPUTE ? "compute-bound" : "bound", c->intensity, ridge, c->math,
+                         r->sm_count, c->clock_mhz,
+                         c->clock_measured ? "the clock it ran at" : "its highest clock: the one it ran at was not read");
     doc_add(d, S_NORMAL, "  ");
     doc_wrap(d, S_NORMAL, text, 2, width);
     free(text);
@@ -244,19 +226,59 @@ static void card_sizes(Doc *d, const GradeResult *r) {
     doc_newline(d);
 }
 
+/* Each timed size against the ceiling that bounds it (the grader's,
+ * grader/ceiling.h): a bar of the share reached, a line a size. */
+void card_ceilings(Doc *d, const GradeResult *r, int width) {
+    bool any = false, guessed = false;
+    for (int i = 0; r->timed && i < r->nsizes; i++) any |= r->sizes[i].ceiling.bound != BOUND_NONE;
+    if (!any) return;
+    int w = width - 60; /* "  " size 16, bound 8, the bar, " 58% of 1070 TFLOP/s, 1980 MHz" */
+    if (w > 24) w = 24;
+    if (w < 8) w = 8;
+    doc_add(d, S_H3, "Ceilings");
+    doc_add(d, S_DIM, " (each size: the bound that applies, your share of it)");
+    doc_newline(d);
+    for (int i = 0; i < r->nsizes; i++) {
+        const TimedSize *t = &r->sizes[i];
+        const Ceiling *c = &t->ceiling;
+        if (c->bound == BOUND_NONE) continue;
+        Style s = i == r->decisive ? S_NORMAL : S_DIM;
+        doc_printf(d, s, "  %-16s %-8s", t->size[0] ? t->size : "timed", ceiling_bound_name(c->bound));
+        int len = bar_pos(c->fraction, 1, w);
+        repeat(d, S_BAR_YOU, glyph->block, len);
+        repeat(d, S_DIM, glyph->shade, w - len);
+        if (c->bound == BOUND_MEMORY) doc_printf(d, s, " %3.0f%% of %.0f GB/s", 100 * c->fraction, c->copy_gbps);
+        else doc_printf(d, s, " %3.0f%% of %.0f TFLOP/s, %d MHz", 100 * c->fraction, c->peak_tflops, c->clock_mhz);
+        doc_newline(d);
+        guessed |= !c->clock_measured;
+    }
+    const Ceiling *c = &r->sizes[r->decisive].ceiling;
+    char *text = xprintf("memory: the copy in the same run; compute: the dense %s peak at %s",
+                         c->math[0] ? c->math : "FP32",
+                         guessed ? "the highest clock (the one it ran at was not read)"
+                                 : "the clock it ran at (read after your timed calls)");
+    doc_add(d, S_DIM, "  ");
+    doc_wrap(d, S_DIM, text, 2, width);
+    free(text);
+}
+
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     if (r->timed && r->flops > 0) {
         card_roofline_flops(d, r, width);
         return;
     }
-    if (!r->timed || r->sm_count <= 0 || r->clock_mhz <= 0 || r->gbps_baseline <= 0) return;
-    /* Ceilings: memory, the copy measured in the same run (what this GPU
-     * really moves); compute, the FP32 peak of Hopper, 128 FP32 lanes per SM,
-     * a fused multiply-add (2 flops) per lane per clock. */
-    double bw = r->gbps_baseline * 1e9;
-    double peak = (double)r->sm_count * 128 * 2 * r->clock_mhz * 1e6;
-    double flops = card_kind_flops(e->kind, timed_size(e, r));
-    double fpb = flops > 0 && r->bytes > 0 ? flops / r->bytes : 0;
+    if (!r->timed) return;
+    /* Ceilings, the grader's (grader/ceiling.h): memory, the copy measured
+     * in the same run (what this GPU really moves); compute, the dense peak
+     * of the kind's arithmetic at the clock it ran. */
+    const Ceiling *c = &r->sizes[r->decisive].ceiling;
+    if (c->copy_gbps <= 0 || c->peak_tflops <= 0) return;
+    double bw = c->copy_gbps * 1e9;
+    double peak = c->peak_tflops * 1e12;
+    double per_element;
+    const char *math;
+    bool known = ceiling_kind(e->kind, &per_element, &math);
+    double fpb = c->intensity;
     int w = width - 12;
     if (w > 60) w = 60;
     if (w < 30) w = 30;
@@ -294,7 +316,7 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     si(bw_text, sizeof bw_text, bw, "B/s");
     si(perf_text, sizeof perf_text, perf, "FLOP/s");
     doc_add(d, S_H3, "Roofline");
-    doc_add(d, S_DIM, " (FP32 FLOP/s against flop per byte, both axes logarithmic)");
+    doc_printf(d, S_DIM, " (%s FLOP/s against flop per byte, both axes logarithmic)", c->math);
     doc_newline(d);
     for (int y = 0; y < ROOF_H; y++) {
         doc_printf(d, S_DIM, "%7s ", y == 0 ? top : y == ROOF_H - 1 ? bottom : "");
@@ -319,13 +341,14 @@ void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width) {
     doc_add(d, S_DIM, axis);
     doc_add(d, S_DIM, " flop/B");
     doc_newline(d);
-    char *text = xprintf("ceilings: memory %s (the copy in the same run); compute %s (FP32 peak: %d SMs x 128 "
-                         "lanes x 2 flops x %d MHz)",
-                         bw_text, peak_text, r->sm_count, r->clock_mhz);
+    char *text = xprintf("ceilings: memory %s (the copy in the same run); compute %s (the dense %s peak of %d "
+                         "SMs at %d MHz, %s)",
+                         bw_text, peak_text, c->math, r->sm_count, c->clock_mhz,
+                         c->clock_measured ? "the clock it ran at" : "the highest clock: the one it ran at was not read");
     doc_add(d, S_NORMAL, "  ");
     doc_wrap(d, S_NORMAL, text, 12, width);
     free(text);
-    if (flops < 0)
+    if (!known)
         text = xprintf("you: %.0f%% of the memory roof; the flops of kind %s are not known here, so the chart "
                        "shows the ceilings only",
                        100 * r->vs_baseline, e->kind);
@@ -590,6 +613,8 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
             doc_printf(d, S_DIM, " at size %s, %.1f GB moved per run", size, r->bytes / 1e9);
         doc_newline(d);
         card_bars(d, r, width);
+        doc_newline(d);
+        card_ceilings(d, r, width);
         doc_newline(d);
         card_roofline(d, e, r, width);
     }

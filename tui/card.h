@@ -27,11 +27,8 @@ void card_build(Doc *d, const Course *c, const Progress *p, const Exercise *e, c
 void card_report_lines(Doc *d, Style s, const GradeResult *r, const Course *c, const Exercise *e, const Diagnosis *g,
                        int width);
 void card_bars(Doc *d, const GradeResult *r, int width);
+void card_ceilings(Doc *d, const GradeResult *r, int width);
 void card_roofline(Doc *d, const Exercise *e, const GradeResult *r, int width);
 void card_ladder(Doc *d, const Course *c, const Progress *p, const Exercise *e, const GradeResult *r, int width);
-
-/* Floating-point operations of a harness kind at a size: 0 for integer work
- * or data movement, -1 for a kind not known here. */
-double card_kind_flops(const char *kind, const SizeSpec *size);
 
 #endif

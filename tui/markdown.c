@@ -121,10 +121,13 @@ void md_code(Doc *d, const char *code, const char *lang, int width) {
 /* ------------------------------------------------------------ tables */
 
 /* GitHub's tables: columns as wide as their widest cell when the table fits
- * the width; else the widest columns are narrowed, one column at a time,
- * until it fits, and each cell wraps inside its column. The header row is
- * bold with a rule under it; when a cell wraps, a rule also separates the
- * body rows. No outer border: it would only take width. */
+ * the width; else narrowed, a column at a time, where it costs the fewest
+ * lines, with every word whole, and each cell wraps inside its column.
+ * The header row is bold with a rule under it; when a body row takes more
+ * than one line, a rule also separates the body rows. No outer border: it
+ * would only take width. A table that cannot fit with its words whole
+ * becomes a list, a row an item: the row's first cell, then each other
+ * cell after its column's header. */
 typedef struct {
     DocLine *cells; /* rows x cols, row-major */
     int rows, cols;
@@ -166,12 +169,52 @@ static int longest_word(const DocLine *l) {
     return longest;
 }
 
-/* Column widths that fit `room` columns of text: the natural ones, then the
- * widest column narrowed one at a time, first no narrower than its longest
- * word (words stay whole), then as far as it takes. */
-static void table_widths(const Table *t, int room, int *w) {
+/* How many lines a cell takes at width w, words whole (as the wrap below
+ * breaks them, near enough to choose widths by). */
+static int cell_height(const DocLine *l, int w) {
+    int lines = 1, used = 0;
+    for (size_t i = 0; i < l->len;) {
+        size_t n = strcspn(l->text + i, " ");
+        if (i + n > l->len) n = l->len - i;
+        int word = text_width(l->text + i, n);
+        if (word > 0) {
+            if (used > 0 && used + 1 + word > w) lines++, used = 0;
+            used += (used > 0) + word;
+        }
+        i += n + 1;
+    }
+    return lines;
+}
+
+/* What a table costs a reader at widths w: its lines (each row as tall as
+ * its tallest cell), and one more for each cell broken over lines (a short
+ * cell, a label, kept whole where the lines are the same). */
+static int table_cost(const Table *t, const int *w) {
     int total = 0;
-    int *word = xcalloc((size_t)t->cols, sizeof *word);
+    for (int r = 0; r < t->rows; r++) {
+        int h = 1;
+        for (int c = 0; c < t->cols; c++) {
+            int ch = cell_height(&t->cells[r * t->cols + c], w[c]);
+            if (ch > h) h = ch;
+            total += ch > 1;
+        }
+        total += h;
+    }
+    return total;
+}
+
+/* A cell this wide or less is a label or a figure: kept on one line while
+ * the table can fit so. */
+enum { SHORT_CELL = 24 };
+
+/* Column widths that fit `room` columns of text: the natural ones, then
+ * narrowed a column at a time, each time the one whose narrowing costs the
+ * least (table_cost; the widest of those): first none narrower than its
+ * longest word or short cell, then than its longest word. False when the
+ * words do not fit whole. */
+static bool table_widths(const Table *t, int room, int *w) {
+    int total = 0;
+    int *word = xcalloc((size_t)t->cols, sizeof *word), *whole = xcalloc((size_t)t->cols, sizeof *whole);
     for (int c = 0; c < t->cols; c++) {
         w[c] = 1;
         for (int r = 0; r < t->rows; r++) {
@@ -179,19 +222,28 @@ static void table_widths(const Table *t, int room, int *w) {
             int cw = text_width(l->text ? l->text : "", l->len);
             if (cw > w[c]) w[c] = cw;
             if (longest_word(l) > word[c]) word[c] = longest_word(l);
+            if (cw <= SHORT_CELL && cw > whole[c]) whole[c] = cw;
         }
+        if (word[c] > whole[c]) whole[c] = word[c];
         total += w[c];
     }
-    for (int words_whole = 1; words_whole >= 0 && total > room; words_whole--)
+    for (int keep_short = 1; keep_short >= 0 && total > room; keep_short--)
         while (total > room) {
-            int widest = -1;
-            for (int c = 0; c < t->cols; c++)
-                if (w[c] > (words_whole ? word[c] : 1) && (widest < 0 || w[c] > w[widest])) widest = c;
-            if (widest < 0) break;
-            w[widest]--;
+            int best = -1, best_cost = 0;
+            for (int c = 0; c < t->cols; c++) {
+                if (w[c] <= (keep_short ? whole[c] : word[c])) continue;
+                w[c]--;
+                int cost = table_cost(t, w);
+                w[c]++;
+                if (best < 0 || cost < best_cost || (cost == best_cost && w[c] > w[best])) best = c, best_cost = cost;
+            }
+            if (best < 0) break;
+            w[best]--;
             total--;
         }
     free(word);
+    free(whole);
+    return total <= room;
 }
 
 /* A cell wrapped at width w: its lines in a Doc of their own. */
@@ -210,6 +262,47 @@ static void table_rule(Render *r, const DocLine *prefix, const int *w, int cols)
     doc_newline(r->d);
 }
 
+/* A table too wide for its words, as a list: an item a body row, its first
+ * cell bold, each other cell on a line of its own after its header. */
+static void table_as_list(Render *r, const Table *t, const DocLine *first, const DocLine *rest) {
+    char bullet[16];
+    snprintf(bullet, sizeof bullet, "%s ", glyph->bullet);
+    DocLine item_first, item_rest, field_first, field_rest;
+    prefix_plus(&item_rest, rest, S_NORMAL, "  ");
+    prefix_plus(&field_first, rest, S_NORMAL, "  ");
+    prefix_plus(&field_rest, rest, S_NORMAL, "    ");
+    const DocLine *header = t->header_rows ? &t->cells[(t->header_rows - 1) * t->cols] : NULL;
+    for (int row = t->header_rows; row < t->rows; row++) {
+        const DocLine *cells = &t->cells[row * t->cols];
+        prefix_plus(&item_first, row == t->header_rows ? first : rest, S_NORMAL, bullet);
+        DocLine para = {0};
+        if (header && header[0].len && cells[0].len) { /* the row's name after its column's, bold */
+            for (size_t i = 0; i < header[0].len; i++) line_addn(&para, S_DIM, header[0].text + i, 1);
+            line_addn(&para, S_DIM, ": ", 2);
+        }
+        for (size_t i = 0; i < cells[0].len; i++)
+            line_addn(&para, cells[0].style[i] == S_NORMAL ? S_STRONG : (Style)cells[0].style[i], cells[0].text + i, 1);
+        doc_wrap_styled(r->d, &para, &item_first, &item_rest, r->width);
+        line_free(&para);
+        line_free(&item_first);
+        for (int c = 1; c < t->cols; c++) {
+            if (cells[c].len == 0) continue;
+            DocLine field = {0};
+            if (header && header[c].len) {
+                for (size_t i = 0; i < header[c].len; i++)
+                    line_addn(&field, S_DIM, header[c].text + i, 1);
+                line_addn(&field, S_DIM, ": ", 2);
+            }
+            for (size_t i = 0; i < cells[c].len; i++) line_addn(&field, (Style)cells[c].style[i], cells[c].text + i, 1);
+            doc_wrap_styled(r->d, &field, &field_first, &field_rest, r->width);
+            line_free(&field);
+        }
+    }
+    line_free(&item_rest);
+    line_free(&field_first);
+    line_free(&field_rest);
+}
+
 static void table(Render *r, cmark_node *n, const DocLine *first, const DocLine *rest) {
     Table t = {0};
     table_read(n, &t);
@@ -221,12 +314,18 @@ static void table(Render *r, cmark_node *n, const DocLine *first, const DocLine 
     int prefix = rest ? text_width(rest->text ? rest->text : "", rest->len) : 0;
     int *w = xcalloc((size_t)t.cols, sizeof *w);
     /* a cell takes its width plus " | " between columns and one space before the first */
-    table_widths(&t, r->width - prefix - 3 * (t.cols - 1) - 1, w);
+    if (!table_widths(&t, r->width - prefix - 3 * (t.cols - 1) - 1, w) && t.rows > t.header_rows) {
+        table_as_list(r, &t, first, rest);
+        for (int i = 0; i < t.rows * t.cols; i++) line_free(&t.cells[i]);
+        free(w);
+        free(t.cells);
+        return;
+    }
     Doc *lines = xcalloc((size_t)(t.rows * t.cols), sizeof *lines);
-    bool wraps = false;
+    bool wraps = false; /* a body row of more than one line: rules between the rows */
     for (int i = 0; i < t.rows * t.cols; i++) {
         cell_lines(&t.cells[i], w[i % t.cols], &lines[i]);
-        wraps |= lines[i].count > 1;
+        wraps |= lines[i].count > 1 && i / t.cols >= t.header_rows;
     }
     for (int row = 0; row < t.rows; row++) {
         if (row > 0 && (row == t.header_rows || (wraps && row > t.header_rows))) table_rule(r, rest, w, t.cols);

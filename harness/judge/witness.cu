@@ -17,6 +17,7 @@
 static const char *witness_list;  // --witness: the metrics, comma-separated
 static bool witnessing;           // opened, and nothing failed yet
 static bool window_open;
+static bool recording;            // the student's timed calls are witnessed (a size's samples)
 // The student's timed calls of the size being timed (CLOCK_REALTIME ns,
 // from the request to an idle GPU), and the samples of its windows so far.
 struct Span {
@@ -31,10 +32,32 @@ static unsigned long long realtime_ns(void) {
     return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
+// A window opens on a thread of its own (CUPTI's configuration takes about
+// 0.12 s on the H200), while the judge goes on with calls it does not
+// witness (the warm-up, the reference's and the library's); window_ready
+// waits for it. (A pointer, as witness_opener below.)
+static std::thread *window_opener;
+static bool window_began;
+static char window_why[512];
+
+static void witness_failed(const char *why);
+
+static void window_ready(void) {
+    if (!window_opener) return;
+    window_opener->join();
+    delete window_opener;
+    window_opener = NULL;
+    if (!window_began) return witness_failed(window_why);
+    window_open = true;
+    trace("the witness: a window opened");
+}
+
 // Once the witness has failed, the grading goes on without it and the
 // grader decides ("witness: failed: ..." reads as requirement not met:
 // what the judge could not see is never a pass).
 static void witness_failed(const char *why) {
+    if (!witnessing) return;
+    window_ready();  // nothing may be opening while the witness closes
     if (!witnessing) return;
     witnessing = false;
     window_open = false;
@@ -67,27 +90,32 @@ static void witness_opened(void) {
     else trace("the witness opened");
 }
 
-// The bounds of a witnessed call: nothing else on the GPU for an interval
-// before it (the judge's own copies, fills and L2 flush) and after it.
-static bool witnessed(int c, bool timed) { return window_open && c == STUDENT && timed; }
+// Whether the student's call is witnessed: its timed calls while a size's
+// samples are recorded, once the window is open. The bounds of a witnessed
+// call: nothing else on the GPU for an interval before it (the judge's own
+// copies, fills and L2 flush) and after it.
+static bool witnessed(int c, bool timed) {
+    if (!recording || c != STUDENT || !timed) return false;
+    window_ready();
+    return window_open;
+}
 
 static void quiet_interval(void) {
     struct timespec t = {0, 2 * PM_INTERVAL_NS};
     nanosleep(&t, NULL);
 }
 
-// Opens a window; its first sample reaches back before it, so the first
-// call comes an interval later (quiet_interval before every witnessed call).
+// Starts opening a window; its first sample reaches back before it, so the
+// first call comes an interval later (quiet_interval before every
+// witnessed call).
 static void witness_begin(void) {
-    if (!witnessing || window_open) return;
-    char why[512];
-    if (!pm_begin(why, sizeof why)) return witness_failed(why);
-    window_open = true;
-    trace("the witness: a window opened");
+    if (!witnessing || window_open || window_opener) return;
+    window_opener = new std::thread([] { window_began = pm_begin(window_why, sizeof window_why); });
 }
 
 // Closes the window and keeps its samples.
 static void witness_end(void) {
+    window_ready();
     if (!window_open) return;
     window_open = false;
     const PmSample *samples;
@@ -98,10 +126,28 @@ static void witness_end(void) {
     trace("the witness: a window of %zu samples closed", count);
 }
 
-// A new timing of a size (the first, or one done again beside a neighbour).
+// A new timing of a size (the first, or one done again beside a neighbour):
+// its samples are recorded from here (witness_done ends them).
 static void witness_restart(void) {
     witnessed_calls.clear();
     witnessed_samples.clear();
+    recording = true;
+}
+
+static void witness_done(void) {
+    recording = false;
+    witness_end();
+}
+
+// The timing of a size was shared with another process to the last retry:
+// the samples hold that process's work too, so the witness cannot say what
+// the student's calls did (and what it cannot see is never a pass).
+static void witness_shared(const char *size, const char *neighbours) {
+    if (!witnessing || witnessed_calls.empty()) return;
+    char why[700];
+    snprintf(why, sizeof why, "another process's work ran on the GPU during your timed calls at size %s (%.400s): "
+             "what the judge read there is not yours alone", size, neighbours);
+    witness_failed(why);
 }
 
 // Each metric over the student's timed calls of this size, per call: the
