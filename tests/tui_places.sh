@@ -31,21 +31,7 @@ check() { # check "name" function: passes when the function succeeds
     n=$((n + 1))
     if "$@" >"$T/out" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; sed 's/^/# /' "$T/out" | head -60; fi
 }
-screen() { tm capture-pane -t t -p; }
-keys() { tm send-keys -t t "$@"; }
-# wait_for TEXT [SECONDS]: polls the screen until it shows TEXT (fixed string)
-wait_for() {
-    tries=$(( ${2:-15} * 10 ))
-    while [ $tries -gt 0 ]; do
-        screen >"$T/screen"
-        grep -qF -- "$1" "$T/screen" && return 0
-        sleep 0.1
-        tries=$((tries - 1))
-    done
-    echo "the screen never showed: $1"
-    sed 's/^/|/' "$T/screen"
-    return 1
-}
+. tests/tmux.sh
 # gone TEXT: the screen (as just captured) does not show TEXT
 gone() {
     screen >"$T/screen"

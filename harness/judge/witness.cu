@@ -32,10 +32,13 @@ static unsigned long long realtime_ns(void) {
     return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
-// A window opens on a thread of its own (CUPTI's configuration takes about
-// 0.12 s on the H200), while the judge goes on with calls it does not
-// witness (the warm-up, the reference's and the library's); window_ready
-// waits for it. (A pointer, as witness_opener below.)
+// A size's first window opens on a thread of its own (CUPTI's configuration
+// takes about 0.12 s on the H200) while the warm-up runs, which is neither
+// timed nor witnessed; window_ready waits for it. A window opened again
+// after a counted call is waited for at once (witness_reopen): the calls
+// that follow are timed, and the opening would share the judge's CPU and
+// reconfigure the GPU's counters under them. (A pointer, as
+// witness_opener below.)
 static std::thread *window_opener;
 static bool window_began;
 static char window_why[512];
@@ -111,6 +114,12 @@ static void quiet_interval(void) {
 static void witness_begin(void) {
     if (!witnessing || window_open || window_opener) return;
     window_opener = new std::thread([] { window_began = pm_begin(window_why, sizeof window_why); });
+}
+
+// After a counted call: open again before any timed call.
+static void witness_reopen(void) {
+    witness_begin();
+    window_ready();
 }
 
 // Closes the window and keeps its samples.
