@@ -30,7 +30,8 @@
 # GPU_TEST_ONLY='GLOB ...' runs only the tests/gpu/ solutions whose names
 # match one of the globs (e.g. 'ex1[1-4]* ex20*'). GPU_TEST_CACHE=DIR starts the workspace's build cache
 # from DIR (a workspace .build made by the same nvcc on another machine), so
-# that a short GPU lease is not spent compiling harnesses.
+# that a short GPU lease is not spent compiling harnesses. GPU_TEST_JOBS=N shares the fixtures
+# among N copies of this script so that their compiles overlap (the grades still queue for the GPU).
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 WS=$(mktemp -d /tmp/gpucourse-gpu-XXXXXX)
@@ -47,7 +48,7 @@ if ! "$GC" doctor >"$WS/doctor" 2>&1; then
     echo "0 passed, 0 failed, 1 skipped"
     exit 0
 fi
-cat "$WS/doctor"
+[ -n "$GPU_TEST_SHARE" ] || cat "$WS/doctor"
 "$GC" list >/dev/null  # the workspace's exercise files, which the fixtures replace one at a time
 
 # part NAME: NAME is one of the parts to run
@@ -87,8 +88,39 @@ survivors() {
     } | sort -un | grep -vx -e '' $(printf -- '-e %s ' $ancestors) | tr '\n' ' ' | sed 's/ *$//'
 }
 
+# GPU_TEST_JOBS=N (N > 1): the fixtures are shared out among N copies of this script, each with a
+# workspace of its own, so that their compiles overlap; their grades still take the GPU one at a
+# time (the GPU lock), as a class's would. Their lines come back in order, numbered again.
+jobs=${GPU_TEST_JOBS:-1}
+if part fixtures && [ "$jobs" -gt 1 ]; then
+    i=0
+    for f in tests/gpu/*.cu tests/gpu/*.patch; do
+        name=$(basename "$f"); name=${name%.*}
+        wanted "$name" || continue
+        echo "$name" >>"$WS/share.$((i % jobs))"
+        i=$((i + 1))
+    done
+    j=0
+    while [ $j -lt "$jobs" ]; do
+        [ -f "$WS/share.$j" ] && GPU_TEST_PARTS=fixtures GPU_TEST_JOBS=1 GPU_TEST_SHARE=1 \
+            GPU_TEST_ONLY="$(tr '\n' ' ' <"$WS/share.$j")" sh "$0" >"$WS/share.$j.tap" 2>&1 &
+        j=$((j + 1))
+    done
+    wait
+    for tap in "$WS"/share.*.tap; do
+        while IFS= read -r line; do
+            case $line in
+            "ok "*) n=$((n + 1)); pass=$((pass + 1)); echo "ok $n ${line#ok [0-9]* }" ;;
+            "not ok "*) n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n ${line#not ok [0-9]* }" ;;
+            "1.."* | *" passed, "*) ;;
+            *) echo "$line" ;;
+            esac
+        done <"$tap"
+    done
+fi
+
 for f in tests/gpu/*.cu tests/gpu/*.patch; do
-    part fixtures || break
+    part fixtures && [ "$jobs" = 1 ] || break
     name=$(basename "$f"); name=${name%.*}
     wanted "$name" || continue
     ex=${name%%_*}
@@ -149,7 +181,7 @@ for f in tests/gpu/*.cu tests/gpu/*.patch; do
     "$GC" reset "$ex" >/dev/null
 done
 
-if part fixtures; then
+if part fixtures && [ -z "$GPU_TEST_SHARE" ]; then
 GPUCOURSE_NO_GPU=1 "$GC" grade ex01 >"$WS/nogpu" 2>&1
 code=$?
 if [ $code = 77 ] && grep -q "^SKIPPED ex01: no GPU" "$WS/nogpu"; then ok "no-GPU path: exit 77"; else not_ok "no-GPU path: exit $code"; cat "$WS/nogpu"; fi
