@@ -1431,7 +1431,7 @@ static bool judge_start(Judge *j, const Exercise *e, const CourseParts *parts, c
 /* Waits for the judge's results and decides; the judge may still be
  * tearing its contexts down (judge_settle waits for that). */
 static void judge_decide(Judge *j, const Exercise *e, GradeResult *r) {
-    bool over = proc_wait(j->run, j->launch ? NULL : judge_said_all);
+    bool over = proc_wait(j->run, &j->res, j->launch ? NULL : judge_said_all);
     if (over) j->run = NULL;
     ProcResult *res = &j->res;
     double ended = now_seconds();
@@ -1461,7 +1461,7 @@ static void judge_decide(Judge *j, const Exercise *e, GradeResult *r) {
 static void judge_settle(Judge *j, bool kill) {
     if (j->run) {
         if (kill) proc_kill(j->run);
-        proc_wait(j->run, NULL);
+        proc_wait(j->run, &j->res, NULL);
         j->run = NULL;
     }
     gpu_unlock(&j->lock);

@@ -283,8 +283,7 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
 
 /* A run under way: what proc_start set up, and what the waits have read. */
 struct ProcRun {
-    ProcSpec spec;
-    ProcResult *res;
+    ProcSpec spec;        /* its on_output, ctx and limits; what pointed into the caller's memory is cleared */
     pid_t pid;
     int out, resp, go;    /* our ends of the pipes; -1: closed */
     StrBuf output, results;
@@ -353,7 +352,7 @@ int proc_start(const ProcSpec *spec, ProcResult *res, ProcRun **out_run) {
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }
     run->spec = *spec;
-    run->res = res;
+    run->spec.argv = NULL, run->spec.env = NULL, run->spec.dir = NULL; /* the caller's, needed only to start */
     run->pid = pid;
     run->out = out[0], run->resp = resp[0], run->go = go[1];
     run->out_open = true, run->res_open = resp[0] >= 0;
@@ -379,10 +378,9 @@ void proc_kill(ProcRun *run) {
     if (!run->reaped) kill_group(run->pid, SIGKILL);
 }
 
-bool proc_wait(ProcRun *run, bool (*enough)(const char *results, size_t len)) {
+bool proc_wait(ProcRun *run, ProcResult *res, bool (*enough)(const char *results, size_t len)) {
     ProcRun *r = run;
     const ProcSpec *spec = &r->spec;
-    ProcResult *res = r->res;
     size_t cap = spec->capture_limit ? spec->capture_limit : 1 << 20;
     /* The verdict is the child's: the loop ends when it has exited, not when
      * the pipes close (a process it left behind may hold them open); or,
@@ -478,7 +476,7 @@ bool proc_wait(ProcRun *run, bool (*enough)(const char *results, size_t len)) {
 int proc_run(const ProcSpec *spec, ProcResult *res) {
     ProcRun *run;
     if (proc_start(spec, res, &run) < 0) return -1;
-    proc_wait(run, NULL);
+    proc_wait(run, res, NULL);
     return 0;
 }
 

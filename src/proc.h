@@ -65,18 +65,19 @@ int proc_run(const ProcSpec *spec, ProcResult *res);
 
 /* The same run in steps, for a program that starts while we do something
  * else (the judge beside nvcc): proc_start starts it (0, or -1 with error
- * set, as proc_run); proc_wait waits for it and fills the ProcResult given
- * to proc_start, and frees the run once it is over (true). With enough, it
+ * set, as proc_run); proc_wait waits for it and fills res (the one given to
+ * proc_start, or where its owner has moved it since: the run keeps no
+ * pointer into the caller's memory), and frees the run once it is over (true). With enough, it
  * returns false as soon as the program closed its result pipe and enough()
  * says that what it wrote there is whole: res holds that and the output so
  * far (exited set, as the program said), the program still ends its own
- * way, and a later proc_wait(run, NULL) waits for that (its output from
+ * way, and a later proc_wait(run, res, NULL) waits for that (its output from
  * then on is kept, not passed to on_output). Every started run
  * must be waited for to its end: until then a Ctrl-C is kept for it, and
  * only then is everything the run started killed and reaped. */
 typedef struct ProcRun ProcRun;
 int proc_start(const ProcSpec *spec, ProcResult *res, ProcRun **run);
-bool proc_wait(ProcRun *run, bool (*enough)(const char *results, size_t len));
+bool proc_wait(ProcRun *run, ProcResult *res, bool (*enough)(const char *results, size_t len));
 /* go: one byte on the go pipe, then it is closed, and the run's timeout
  * counts from now; !go: closed with none. */
 void proc_go(ProcRun *run, bool go);
