@@ -458,6 +458,7 @@ bool pm_begin(char *why, size_t why_size) {
         return false;
     }
     image.clear();  // sized for this window's sampler below
+    auto began = std::chrono::steady_clock::now();
     CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
     en.deviceIndex = (size_t)device_index;
     CALL(cuptiPmSamplingEnable, en, "taking the GPU's counter session");
@@ -499,6 +500,7 @@ bool pm_begin(char *why, size_t why_size) {
         return failed(r, "starting the sampler", why, why_size), release(), false;
     window.started = true;
     window.opened = std::chrono::steady_clock::now();
+    last.open_ms = std::chrono::duration<double, std::milli>(window.opened - began).count();
     window.drain = new std::thread(drain_loop);
     return true;
 }

@@ -73,6 +73,7 @@ struct PmWindow {
     double span_ns;      // time from the second sample's start to the last one's end
     double max_gap_ns;   // the largest step between one sample's end and the next one's start
     double host_ms;      // host time from pm_begin's return to pm_end's call
+    double open_ms;      // how long the last pm_begin took (the session, the configuration, the image)
 };
 void pm_last(struct PmWindow *w);
 

@@ -52,7 +52,9 @@ static void window_ready(void) {
     window_opener = NULL;
     if (!window_began) return witness_failed(window_why);
     window_open = true;
-    trace("the witness: a window opened");
+    PmWindow opened;
+    pm_last(&opened);
+    trace("the witness: a window opened (CUPTI %.0f ms)", opened.open_ms);
 }
 
 // Once the witness has failed, the grading goes on without it and the
