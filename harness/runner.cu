@@ -376,8 +376,8 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
         readable_paths(library, reads);
         add_nvidia_devices(writes);
         // the driver names its threads through /proc/self/task/TID/comm and
-        // fails to start if it cannot (the seccomp filter later refuses every
-        // open for writing anyway)
+        // fails to start if it cannot (each thread's `mem` beside it: the
+        // seccomp filter keeps its seeks and writes below 4 GiB, sandbox.c)
         writes.push_back("/proc/self/task");
         if (profile_dir) profile_paths(reads, makes);
         spec.read_paths = c_list(reads, r);

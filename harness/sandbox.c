@@ -407,6 +407,8 @@ enum verdict {
     NOT_A_TTY,      /* ioctl: ENOTTY for every terminal request ('T' in arg1's type byte) */
     UNIX_PAIR_ONLY, /* socketpair: EPERM unless the family (arg0) is AF_UNIX */
     QUERY_ONLY,     /* personality: EPERM unless arg0 is 0xffffffff (a query) */
+    SEEK_LOW,       /* lseek: EPERM unless to an offset below 4 GiB, or a query (0 from the position or the end) */
+    OFFSET_LOW,     /* pwrite64, pwritev, pwritev2: EPERM unless the offset (arg3) is below 4 GiB */
 };
 
 struct rule {
@@ -654,6 +656,32 @@ static const struct rule rules[] = {
 #ifdef SYS_memfd_create
     {SYS_memfd_create, DENY}, /* a file with no path: code the maps check could not place */
 #endif
+/* This process's memory through its files: the driver must name its threads
+ * in /proc/self/task/TID/comm, so Landlock lets the runner write beneath
+ * /proc/self/task, where each thread's `mem` also is, and a write there
+ * goes through any page's protection (the CUPTI table made read-only, the
+ * runner's code). The program, the heap and the libraries lie above 4 GiB
+ * (position-independent, sandbox_enter says when not): no write at an offset
+ * that high, and no seek there, step by step or at once; the offsets that
+ * splice and copy_file_range take are in memory, out of the filter's reach. */
+#ifdef SYS_lseek
+    {SYS_lseek, SEEK_LOW},
+#endif
+#ifdef SYS_pwrite64
+    {SYS_pwrite64, OFFSET_LOW},
+#endif
+#ifdef SYS_pwritev
+    {SYS_pwritev, OFFSET_LOW},
+#endif
+#ifdef SYS_pwritev2
+    {SYS_pwritev2, OFFSET_LOW},
+#endif
+#ifdef SYS_splice
+    {SYS_splice, DENY},
+#endif
+#ifdef SYS_copy_file_range
+    {SYS_copy_file_range, DENY},
+#endif
     {447 /* memfd_secret */, DENY},
 /* personality(READ_IMPLIES_EXEC) would make every readable mapping executable */
 #ifdef SYS_personality
@@ -795,6 +823,7 @@ static const struct rule rules[] = {
 #else
 #define SB_ARG0_HI (offsetof(struct seccomp_data, args) + 4)
 #endif
+#define SB_ARG_HI(i) (SB_ARG0_HI + 8 * (i))
 /* Shared anonymous memory the CUDA driver places itself, with MAP_FIXED
  * inside the virtual range it reserves at 8 GiB (CUPTI's counter buffer,
  * mapped again each time a counted call enables the profiler: 2 MiB at
@@ -898,6 +927,22 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, 'T' << 8, 0, 1);
         ret(b, SB_NOTTY);
         ret(b, SB_ALLOW);
+        break;
+    case SEEK_LOW:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(1), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 5);        /* 4 GiB or more, or back: EPERM */
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, SEEK_SET, 2, 0); /* to an offset below 4 GiB */
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(1), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);        /* from the position or the end: 0 only */
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
+        break;
+    case OFFSET_LOW:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(3), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
         break;
     case UNIX_PAIR_ONLY: allow_if_arg0(b, AF_UNIX); break;
     case QUERY_ONLY: allow_if_arg0(b, 0xffffffffU); break;
@@ -1125,6 +1170,10 @@ int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
                  status->landlock_abi < 3   ? "truncate(2), TCP, signals to other processes"
                  : status->landlock_abi < 4 ? "TCP, signals to other processes"
                                             : "signals to other processes");
+    /* the filter keeps writes through /proc/self/task/TID/mem above 4 GiB (SEEK_LOW) */
+    if (status->seccomp && (uintptr_t)&sandbox_enter < ((uintptr_t)1 << 32))
+        note_add(status, "this program lies below 4 GiB (not position-independent): its memory can be written "
+                         "through /proc/self/task/*/mem");
     /* RLIMIT_NOFILE last: the steps above open descriptors of their own */
     if (spec->max_open_files > 0 &&
         set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", (rlim_t)spec->max_open_files, status) != 0)

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
@@ -55,6 +56,8 @@ static void record(Report *r, long ret) {
 /* Shared with the child (fork copies them). */
 static char *g_dir;      /* temp dir: secret (not allowed), allowed/ok.txt (read_paths) */
 static char g_exe[4096]; /* this test program, allowed only through sandbox_mapped_files */
+static const char *g_extra_write; /* one more path to write beneath (the runner's /proc/self/task), or NULL */
+static bool g_files_first;        /* Landlock entered alone first, as the student's runner does */
 
 typedef void (*Step)(Report *r);
 
@@ -81,13 +84,14 @@ static Report run_sandboxed(Step before, Step probe) {
         if (!read_paths) _exit(3);
         for (size_t i = 0; i < nfixed; i++) read_paths[i] = fixed[i];
         for (int i = 0; i < n; i++) read_paths[nfixed + (size_t)i] = mapped[i];
-        const char *write_paths[] = {"/nonexistent/gpucourse-device", NULL};
+        const char *write_paths[] = {"/nonexistent/gpucourse-device", g_extra_write, NULL};
         SandboxSpec spec = {.read_paths = read_paths,
                             .write_paths = write_paths,
                             .cpu_seconds = 2.5,
                             .file_size_bytes = 1 << 20,
                             .max_open_files = 128,
                             .max_threads = 64};
+        if (g_files_first && sandbox_restrict_files(&spec, &r.status) != 0) _exit(5);
         if (before) before(&r);
         r.entered = sandbox_enter(&spec, &r.status);
         if (r.entered == 0 && probe) probe(&r);
@@ -689,6 +693,63 @@ static void test_memory_and_metadata(void **state) {
     assert_refused(r, 5, EPERM);   /* times */
 }
 
+/* ---- the process's own memory through /proc/self/task/TID/mem ----------------- */
+
+/* A page of this program's read-only data, which a write through `mem` could
+ * change all the same (FOLL_FORCE), as it could the runner's CUPTI table. */
+static const char kept[4096] __attribute__((aligned(4096))) = "the counters' table";
+
+static void probe_own_memory(Report *r) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/mem", (long)syscall(SYS_gettid));
+    int mem = open(path, O_RDWR);
+    record(r, mem < 0 ? -1 : 0);                                        /* Landlock lets it open */
+    off_t at = (off_t)(uintptr_t)kept;
+    record(r, pwrite(mem, "forged", 6, at));                            /* at the table's address */
+    record(r, lseek(mem, at, SEEK_SET));                                /* there at once */
+    long stepped = 0;
+    for (int i = 0; i < 64 && stepped >= 0; i++) stepped = lseek(mem, 0xffffffffL, SEEK_CUR); /* or in steps */
+    record(r, stepped);
+    record(r, lseek(mem, -1, SEEK_CUR));                                /* or back from there */
+    struct iovec v = {(void *)"forged", 6};
+    record(r, pwritev(mem, &v, 1, at));
+    record(r, splice(-1, NULL, mem, NULL, 6, 0));                       /* offsets in memory */
+    record(r, copy_file_range(-1, NULL, mem, NULL, 6, 0));
+    record(r, memcmp(kept, "the counters' table", 20) == 0 ? 0 : -1);  /* untouched */
+    /* what stays: a thread's name (the driver's need), seeks below 4 GiB and queries */
+    snprintf(path, sizeof path, "/proc/self/task/%ld/comm", (long)syscall(SYS_gettid));
+    int comm = open(path, O_WRONLY);
+    record(r, comm < 0 ? -1 : write(comm, "runner", 6));
+    int null = open("/dev/null", O_RDWR);
+    record(r, lseek(null, 4096, SEEK_SET) < 0 ? -1 : 0);
+    record(r, lseek(null, 0, SEEK_CUR) < 0 ? -1 : 0);
+    record(r, lseek(null, 0, SEEK_END) < 0 ? -1 : 0);
+    record(r, pwrite(null, "x", 1, 4096));
+    record(r, (uintptr_t)kept >= ((uintptr_t)1 << 32) ? 0 : -1);       /* the case the filter covers */
+}
+
+static void test_own_memory(void **state) {
+    (void)state;
+    g_extra_write = "/proc/self/task"; /* as the student's runner has it */
+    g_files_first = true;
+    Report r = run_sandboxed(NULL, probe_own_memory);
+    g_extra_write = NULL;
+    g_files_first = false;
+    need_seccomp(&r);
+    need_landlock(&r, 1);
+    assert_int_equal(r.n, 15);
+    if (r.ret[14] != 0) {
+        print_message("# this test program lies below 4 GiB (not position-independent)\n");
+        skip();
+    }
+    assert_int_equal(r.ret[0], 0);
+    for (int i = 1; i <= 7; i++) assert_refused(r, i, EPERM);
+    assert_int_equal(r.ret[8], 0);
+    assert_int_equal(r.ret[9], 6);
+    for (int i = 10; i <= 12; i++) assert_int_equal(r.ret[i], 0);
+    assert_int_equal(r.ret[13], 1);
+}
+
 /* Files first, before any thread exists, as the runner does before CUDA
  * starts its threads: then threads started later are bound as well, and
  * the filter leaves opens for writing to Landlock: the runner's device file
@@ -762,7 +823,7 @@ int main(void) {
         cmocka_unit_test(test_capabilities),    cmocka_unit_test(test_threads_bounded),
         cmocka_unit_test(test_proc),            cmocka_unit_test(test_runtime_libraries),
         cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
-        cmocka_unit_test(test_restrict_files_before_threads),
+        cmocka_unit_test(test_restrict_files_before_threads), cmocka_unit_test(test_own_memory),
     };
     return cmocka_run_group_tests_name("sandbox", tests, setup, teardown);
 }
