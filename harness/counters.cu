@@ -22,6 +22,10 @@ void counters_close(void) {}
 bool counters_pause(char *, size_t) { return true; }
 bool counters_resume(char *why, size_t why_size) { return no_range_profiler(why, why_size); }
 bool counters_record(const void **, size_t *) { return false; }
+const void *counters_table(size_t *bytes) {
+    *bytes = 0;
+    return NULL;
+}
 bool counters_reader_open(const char *, int, char *why, size_t why_size) { return no_range_profiler(why, why_size); }
 int counters_record_ranges(const void *, size_t, char *why, size_t why_size) {
     return no_range_profiler(why, why_size) ? 0 : -1;
@@ -57,10 +61,11 @@ bool counters_record_values(const void *, size_t, int, double *, char *why, size
     X(cuptiRangeProfilerPopRange) X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
 
 // On a page of its own, made read-only once resolved: a student's library
-// in the same process that swaps an entry (the evaluation, to forge the
-// values) faults instead. It can ask mprotect for the page back; what holds
-// then is that the judge, not this process, evaluates the record
-// (counters_record_values).
+// in the same process that swaps an entry (the decode, to forge the
+// record) faults instead, and the runner's syscall filter refuses to make
+// the page writable again, unmap it, map over it or move it
+// (counters_table, SandboxSpec.guarded). The judge, not this process,
+// evaluates the record (counters_record_values).
 struct Api {
 #define DECLARE(name) decltype(&::name) name;
     CUPTI_FUNCTIONS(DECLARE)
@@ -73,6 +78,7 @@ alignas(API_PAGE) static union {
     char page[API_PAGE];
 } table;
 #define api table.api
+static bool table_sealed;  // made read-only (counters_table)
 
 static void *library;
 static bool initialized;
@@ -126,8 +132,13 @@ static bool load(char *why, size_t why_size) {
     }
     CUPTI_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    mprotect(&table, sizeof table, PROT_READ);
+    table_sealed = mprotect(&table, sizeof table, PROT_READ) == 0;
     return true;
+}
+
+const void *counters_table(size_t *bytes) {
+    *bytes = table_sealed ? sizeof table : 0;
+    return table_sealed ? &table : NULL;
 }
 
 // The counter data of one range, for the profiler object just enabled.

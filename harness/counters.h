@@ -41,6 +41,11 @@ bool counters_pause(char *why, size_t why_size);
 bool counters_resume(char *why, size_t why_size);
 bool counters_record(const void **record, size_t *size);
 
+// The page of CUPTI's entry points, read-only once counters_open resolved
+// them (NULL before, or without a range profiler): the runner's sandbox
+// keeps it so (SandboxSpec.guarded).
+const void *counters_table(size_t *bytes);
+
 // The judge's side: the host half of CUPTI only (no session on the GPU),
 // configured with the same metrics in the same order as the runner's.
 bool counters_reader_open(const char *metrics, int device, char *why, size_t why_size);

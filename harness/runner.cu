@@ -411,6 +411,7 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
     out->status = "trusted";
     if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();
+        spec.guarded = counters_table(&spec.guarded_bytes);  // CUPTI's entry points stay read-only
         if (sandbox_enter(&spec, &st) < 0) {
             *why = "setup: sandbox: " + std::string(st.note);
             return 3;

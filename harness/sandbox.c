@@ -963,11 +963,87 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
  * Landlock's rules. */
 static bool landlock_every_thread;
 
+/* The guarded range [lo, hi) of SandboxSpec.guarded, as the filter compares it. */
+typedef struct {
+    uint64_t lo, hi;
+} Guard;
+
+static void emit_k(Bpf *b, unsigned short code, uint32_t k) { emit(b, code, k, 0, 0); }
+
+/* EPERM when [arg a, arg a + arg l) overlaps the guard, else on to the
+ * instruction after this block. Unsigned 64-bit arithmetic on 32-bit
+ * halves: a < hi, then a + l (with the carry) > lo. Uses M[0..2]. */
+static void emit_guard(Bpf *b, int a, int l, Guard g) {
+    uint32_t lo_hi = (uint32_t)(g.lo >> 32), lo_lo = (uint32_t)g.lo;
+    uint32_t hi_hi = (uint32_t)(g.hi >> 32), hi_lo = (uint32_t)g.hi;
+    unsigned start = b->n;
+    /* a < hi: else no overlap (to the end: 30 instructions from the start) */
+    emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(a));                 /* 0 */
+    emit(b, BPF_JMP | BPF_JGT | BPF_K, hi_hi, 28, 0);                     /* 1: -> 30 */
+    emit(b, BPF_JMP | BPF_JEQ | BPF_K, hi_hi, 0, 2);                      /* 2: below: -> 5 */
+    emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(a));                 /* 3 */
+    emit(b, BPF_JMP | BPF_JGE | BPF_K, hi_lo, 25, 0);                     /* 4: -> 30 */
+    /* the end's low half, and whether it carried */
+    emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(a));                 /* 5 */
+    emit_k(b, BPF_ST, 0);                                                 /* 6: M[0] = a's low half */
+    emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(l));                 /* 7 */
+    emit_k(b, BPF_MISC | BPF_TAX, 0);                                     /* 8 */
+    emit_k(b, BPF_LD | BPF_MEM, 0);                                       /* 9 */
+    emit_k(b, BPF_ALU | BPF_ADD | BPF_X, 0);                              /* 10 */
+    emit_k(b, BPF_ST, 1);                                                 /* 11: M[1] = the end's low half */
+    emit_k(b, BPF_LDX | BPF_MEM, 0);                                      /* 12 */
+    emit(b, BPF_JMP | BPF_JGE | BPF_X, 0, 0, 2);                          /* 13: wrapped: -> 16 */
+    emit_k(b, BPF_LD | BPF_IMM, 0);                                       /* 14 */
+    emit_k(b, BPF_JMP | BPF_JA, 1);                                       /* 15: -> 17 */
+    emit_k(b, BPF_LD | BPF_IMM, 1);                                       /* 16 */
+    emit_k(b, BPF_ST, 2);                                                 /* 17: M[2] = the carry */
+    /* the end's high half */
+    emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(l));                 /* 18 */
+    emit_k(b, BPF_MISC | BPF_TAX, 0);                                     /* 19 */
+    emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(a));                 /* 20 */
+    emit_k(b, BPF_ALU | BPF_ADD | BPF_X, 0);                              /* 21 */
+    emit_k(b, BPF_MISC | BPF_TAX, 0);                                     /* 22 */
+    emit_k(b, BPF_LD | BPF_MEM, 2);                                       /* 23 */
+    emit_k(b, BPF_ALU | BPF_ADD | BPF_X, 0);                              /* 24 */
+    /* the end > lo: overlap */
+    emit(b, BPF_JMP | BPF_JGT | BPF_K, lo_hi, 3, 0);                      /* 25: -> 29 */
+    emit(b, BPF_JMP | BPF_JEQ | BPF_K, lo_hi, 0, 3);                      /* 26: below: -> 30 */
+    emit_k(b, BPF_LD | BPF_MEM, 1);                                       /* 27 */
+    emit(b, BPF_JMP | BPF_JGT | BPF_K, lo_lo, 0, 1);                      /* 28: -> 29, else -> 30 */
+    ret(b, SB_EPERM);                                                     /* 29 */
+    (void)start;                                                          /* 30: the end */
+}
+
+/* The calls that could make the guarded range writable or put other memory
+ * there, and where their ranges are (address, length). mremap's second is
+ * where MREMAP_FIXED moves a mapping to. */
+static const struct {
+    int nr, addr, len;
+} guarded_calls[] = {
+#ifdef SYS_mprotect
+    {SYS_mprotect, 0, 1},
+#endif
+#ifdef SYS_pkey_mprotect
+    {SYS_pkey_mprotect, 0, 1},
+#endif
+#ifdef SYS_munmap
+    {SYS_munmap, 0, 1},
+#endif
+#ifdef SYS_mmap
+    {SYS_mmap, 0, 1},
+#endif
+#ifdef SYS_mremap
+    {SYS_mremap, 0, 1},
+    {SYS_mremap, 4, 2},
+#endif
+};
+enum { GUARD_BLOCK = 30 };
+
 /* paths_confined: Landlock decides which files open for writing (the
  * runner's device files, its own tasks' names), so the filter leaves opens
  * to it: the driver opens a device file again when a profiler is enabled a
  * second time (a counted call), which a blanket refusal made fail. */
-static void build_filter(Bpf *b, uint32_t pid, bool paths_confined) {
+static void build_filter(Bpf *b, uint32_t pid, bool paths_confined, const Guard *guard) {
     b->n = 0;
     /* A syscall of another ABI (i386 int 0x80, arm32) has other numbers: kill. */
     emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
@@ -980,6 +1056,12 @@ static void build_filter(Bpf *b, uint32_t pid, bool paths_confined) {
     emit(b, BPF_JMP | BPF_JGE | BPF_K, SB_X32_BIT, 0, 1);
     ret(b, SB_ENOSYS);
 #endif
+    /* the guarded range first: these calls have verdicts of their own below */
+    for (size_t i = 0; guard && i < sizeof guarded_calls / sizeof *guarded_calls; i++) {
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)guarded_calls[i].nr, 0, GUARD_BLOCK + 1);
+        emit_guard(b, guarded_calls[i].addr, guarded_calls[i].len, *guard);
+        emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+    }
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
         if (paths_confined && (rules[i].verdict == OPEN_READ_ARG1 || rules[i].verdict == OPEN_READ_ARG2)) continue;
         unsigned at = b->n;
@@ -990,7 +1072,7 @@ static void build_filter(Bpf *b, uint32_t pid, bool paths_confined) {
     ret(b, SB_ALLOW);
 }
 
-static int enter_seccomp(SandboxStatus *st) {
+static int enter_seccomp(const SandboxSpec *spec, SandboxStatus *st) {
     /* Probe: with filters built in, a NULL program is EFAULT; without, EINVAL. */
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) != 0 && errno != EFAULT) {
         if (errno == EINVAL) {
@@ -1000,7 +1082,8 @@ static int enter_seccomp(SandboxStatus *st) {
         return fail(st, "seccomp probe");
     }
     static Bpf b; /* 8 KB: not on a thread's stack */
-    build_filter(&b, (uint32_t)getpid(), landlock_every_thread);
+    Guard guard = {(uint64_t)(uintptr_t)spec->guarded, (uint64_t)(uintptr_t)spec->guarded + spec->guarded_bytes};
+    build_filter(&b, (uint32_t)getpid(), landlock_every_thread, spec->guarded ? &guard : NULL);
     if (b.n > sizeof b.ins / sizeof b.ins[0]) {
         errno = E2BIG;
         return fail(st, "seccomp filter of %u instructions", b.n);
@@ -1024,7 +1107,8 @@ static int enter_seccomp(SandboxStatus *st) {
 
 #else
 
-static int enter_seccomp(SandboxStatus *st) {
+static int enter_seccomp(const SandboxSpec *spec, SandboxStatus *st) {
+    (void)spec;
     note_add(st, "no seccomp filter for this architecture: syscalls not filtered");
     return 0;
 }
@@ -1162,7 +1246,7 @@ int sandbox_enter(const SandboxSpec *spec, SandboxStatus *status) {
     if (!files_restricted && enter_landlock(spec, status) != 0) return -1;
     if (!files_restricted) landlock_every_thread = status->landlock && status->landlock_abi >= 8;
     /* 4. syscalls */
-    if (enter_seccomp(status) != 0) return -1;
+    if (enter_seccomp(spec, status) != 0) return -1;
     /* What an older Landlock lacks, the filter refuses anyway (no socket, no
      * signal to another process, no truncate); without the filter it is open */
     if (!status->seccomp && status->landlock && status->landlock_abi < 6)

@@ -13,6 +13,7 @@
 #define GPUCOURSE_SANDBOX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,10 @@ typedef struct {
     int max_open_files;             /* RLIMIT_NOFILE; 0 = leave */
     int max_threads;                /* threads this process may start beyond those it has (RLIMIT_NPROC
                                        over the user's count before the sandbox); 0 = leave */
+    const void *guarded;            /* memory made read-only before sandbox_enter that the process may not
+                                       make writable, unmap, map over or move again (the runner's table of
+                                       CUPTI's entry points); NULL: none */
+    size_t guarded_bytes;
 } SandboxSpec;
 
 typedef struct {

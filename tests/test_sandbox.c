@@ -58,6 +58,7 @@ static char *g_dir;      /* temp dir: secret (not allowed), allowed/ok.txt (read
 static char g_exe[4096]; /* this test program, allowed only through sandbox_mapped_files */
 static const char *g_extra_write; /* one more path to write beneath (the runner's /proc/self/task), or NULL */
 static bool g_files_first;        /* Landlock entered alone first, as the student's runner does */
+static const void *g_guarded;     /* SandboxSpec.guarded: a page made read-only before the sandbox, or NULL */
 
 typedef void (*Step)(Report *r);
 
@@ -90,7 +91,9 @@ static Report run_sandboxed(Step before, Step probe) {
                             .cpu_seconds = 2.5,
                             .file_size_bytes = 1 << 20,
                             .max_open_files = 128,
-                            .max_threads = 64};
+                            .max_threads = 64,
+                            .guarded = g_guarded,
+                            .guarded_bytes = g_guarded ? 4096 : 0};
         if (g_files_first && sandbox_restrict_files(&spec, &r.status) != 0) _exit(5);
         if (before) before(&r);
         r.entered = sandbox_enter(&spec, &r.status);
@@ -750,6 +753,51 @@ static void test_own_memory(void **state) {
     assert_int_equal(r.ret[13], 1);
 }
 
+/* ---- a range kept read-only (the runner's CUPTI table) ------------------------- */
+
+/* Three pages: the middle one guarded, its neighbours free to change. */
+static char g_pages[3 * 4096] __attribute__((aligned(4096)));
+
+static void make_table_read_only(Report *r) {
+    (void)r;
+    memcpy(g_pages + 4096, "the counters' table", 20);
+    mprotect(g_pages + 4096, 4096, PROT_READ);
+}
+
+static void probe_guarded(Report *r) {
+    char *page = g_pages + 4096;
+    record(r, mprotect(page, 4096, PROT_READ | PROT_WRITE));                 /* the page back */
+    record(r, mprotect(page - 4096, 3 * 4096, PROT_READ | PROT_WRITE));      /* a range around it */
+    record(r, mprotect((void *)4096, ((size_t)1 << 47) - 8192, PROT_READ | PROT_WRITE)); /* all of it */
+    uintptr_t below = ((uintptr_t)page & ~(uintptr_t)0xffffffff) - 4096;      /* its low half wraps on the way */
+    record(r, mprotect((void *)below, (uintptr_t)page + 4096 - below, PROT_READ | PROT_WRITE));
+    record(r, munmap(page, 4096));                                            /* unmapped, to map anew */
+    void *fixed = mmap(page, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    record(r, fixed == MAP_FAILED ? -1 : 0);                                   /* mapped over */
+    void *other = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *moved = mremap(other, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, page);
+    record(r, moved == MAP_FAILED ? -1 : 0);                                   /* another mapping moved there */
+    moved = mremap(page, 4096, 8192, MREMAP_MAYMOVE);
+    record(r, moved == MAP_FAILED ? -1 : 0);                                   /* moved away */
+    /* what stays allowed: its neighbours, memory of its own */
+    record(r, mprotect(page - 4096, 4096, PROT_READ));                        /* ends where it begins */
+    record(r, mprotect(page + 4096, 4096, PROT_READ));
+    record(r, mprotect(other, 4096, PROT_READ));
+    record(r, munmap(other, 4096));
+    record(r, memcmp((const char *)(volatile char *)page, "the counters' table", 20) == 0 ? 0 : -1);
+}
+
+static void test_guarded(void **state) {
+    (void)state;
+    g_guarded = g_pages + 4096;
+    Report r = run_sandboxed(make_table_read_only, probe_guarded);
+    g_guarded = NULL;
+    need_seccomp(&r);
+    assert_int_equal(r.n, 13);
+    for (int i = 0; i <= 7; i++) assert_refused(r, i, EPERM);
+    for (int i = 8; i <= 12; i++) assert_int_equal(r.ret[i], 0);
+}
+
 /* Files first, before any thread exists, as the runner does before CUDA
  * starts its threads: then threads started later are bound as well, and
  * the filter leaves opens for writing to Landlock: the runner's device file
@@ -824,6 +872,7 @@ int main(void) {
         cmocka_unit_test(test_proc),            cmocka_unit_test(test_runtime_libraries),
         cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
         cmocka_unit_test(test_restrict_files_before_threads), cmocka_unit_test(test_own_memory),
+        cmocka_unit_test(test_guarded),
     };
     return cmocka_run_group_tests_name("sandbox", tests, setup, teardown);
 }
