@@ -970,13 +970,14 @@ typedef struct {
 
 static void emit_k(Bpf *b, unsigned short code, uint32_t k) { emit(b, code, k, 0, 0); }
 
+enum { GUARD_BLOCK = 30 }; /* emit_guard's instructions */
+
 /* EPERM when [arg a, arg a + arg l) overlaps the guard, else on to the
  * instruction after this block. Unsigned 64-bit arithmetic on 32-bit
  * halves: a < hi, then a + l (with the carry) > lo. Uses M[0..2]. */
 static void emit_guard(Bpf *b, int a, int l, Guard g) {
     uint32_t lo_hi = (uint32_t)(g.lo >> 32), lo_lo = (uint32_t)g.lo;
     uint32_t hi_hi = (uint32_t)(g.hi >> 32), hi_lo = (uint32_t)g.hi;
-    unsigned start = b->n;
     /* a < hi: else no overlap (to the end: 30 instructions from the start) */
     emit_k(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(a));                 /* 0 */
     emit(b, BPF_JMP | BPF_JGT | BPF_K, hi_hi, 28, 0);                     /* 1: -> 30 */
@@ -1011,8 +1012,7 @@ static void emit_guard(Bpf *b, int a, int l, Guard g) {
     emit_k(b, BPF_LD | BPF_MEM, 1);                                       /* 27 */
     emit(b, BPF_JMP | BPF_JGT | BPF_K, lo_lo, 0, 1);                      /* 28: -> 29, else -> 30 */
     ret(b, SB_EPERM);                                                     /* 29 */
-    (void)start;                                                          /* 30: the end */
-}
+}                                                                         /* 30: the end (GUARD_BLOCK) */
 
 /* The calls that could make the guarded range writable or put other memory
  * there, and where their ranges are (address, length). mremap's second is
@@ -1037,8 +1037,6 @@ static const struct {
     {SYS_mremap, 4, 2},
 #endif
 };
-enum { GUARD_BLOCK = 30 };
-
 /* paths_confined: Landlock decides which files open for writing (the
  * runner's device files, its own tasks' names), so the filter leaves opens
  * to it: the driver opens a device file again when a profiler is enabled a
