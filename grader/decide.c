@@ -1,8 +1,8 @@
 /* Deciding: the judge's result lines read into a verdict (grade_decide),
  * then what the GPU's counters, the witness and the counted calls' clock
  * say of it (grade_check_evidence). The lines are the judge's
- * (harness/judge/results.cu); a line without the grading's nonce, or out of
- * its place, is never believed. */
+ * (harness/judge/results.cu): nothing counts before the line that carries
+ * the grading's nonce. */
 #define _GNU_SOURCE
 #include "grader.h"
 #include "verdict.h"
