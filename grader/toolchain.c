@@ -582,13 +582,14 @@ static int copy_output(const char *built, int fd, const char *dest) {
  * a syntax error both front ends find is said once, by the host's. NULL
  * when the dry run is not one this knows (another shape of toolkit,
  * several architectures): nvcc then runs as it is. */
-static bool is_env_line(const char *line) {
-    const char *eq = strchr(line, '=');
-    if (!eq || eq == line || strpbrk(line, " \t\"'$`\\") != NULL) return false;
-    for (const char *c = line; c < eq; c++)
-        if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (c > line && *c >= '0' && *c <= '9')))
-            return false;
-    return true;
+/* An assignment of the dry run's, NAME=VALUE with VALUE as it is: NAME's
+ * length, or 0 when the line is not one. */
+static size_t assigned_name(const char *line) {
+    size_t n = 0;
+    while (line[n] == '_' || (line[n] >= 'A' && line[n] <= 'Z') || (line[n] >= 'a' && line[n] <= 'z') ||
+           (n > 0 && line[n] >= '0' && line[n] <= '9'))
+        n++;
+    return n > 0 && line[n] == '=' ? n : 0;
 }
 
 static bool starts_with_word(const char *line, const char *word) {
@@ -605,16 +606,27 @@ static char *phases_script(const char *dryrun, const char *module_id) {
             char *line = xstrndup(p + 3, len - 3);
             size_t n = strlen(line);
             while (n && line[n - 1] == ' ') line[--n] = '\0';
-            const char *eq = strchr(line, '='), *space = strchr(line, ' ');
-            bool assignment = eq && (!space || eq < space);
-            if (!assignment && starts_with_word(line, "rm")) { /* nvcc's removals: of files that may not exist */
+            size_t name = assigned_name(line);
+            static const char *const notation[] = {"INCLUDES", "SYSTEM_INCLUDES", "LIBRARIES"};
+            bool noted = false; /* nvcc's own notation (INCLUDES="-I..." "..."), expanded in the commands */
+            for (size_t k = 0; k < ARRAY_SIZE(notation); k++)
+                noted |= strlen(notation[k]) == name && !strncmp(line, notation[k], name);
+            if (name && !noted) { /* exported as it is, quoted: PATH may hold anything */
+                StrBuf q = {0};
+                sb_printf(&q, "export %.*s='", (int)name, line);
+                for (const char *c = line + name + 1; *c; c++)
+                    if (*c == '\'') sb_printf(&q, "'\\''");
+                    else sb_printf(&q, "%c", *c);
+                sb_printf(&q, "'");
+                strlist_add(&env, q.buf);
+                free(q.buf);
+            } else if (!name && starts_with_word(line, "rm")) { /* nvcc's removals: of files that may not exist */
                 char *forced = xprintf("rm -f%s", line + 2);
                 strlist_add(&cmds, forced);
                 free(forced);
-            } else if (!assignment) strlist_add(&cmds, line);
-            else if (is_env_line(line)) strlist_add(&env, line);
-            /* else a quoted one (INCLUDES="-I..." "..."): nvcc's own notation, already
-               expanded in the commands */
+            } else if (!name) {
+                strlist_add(&cmds, line);
+            }
             free(line);
         }
         p = end ? end + 1 : p + len;
@@ -645,7 +657,7 @@ static char *phases_script(const char *dryrun, const char *module_id) {
         file = strstr(cmds.items[cudafe], named) + strlen(named);
         file_end = strchr(file, '"');
         StrBuf b = {0};
-        for (int i = 0; i < env.count; i++) sb_printf(&b, "export %s\n", env.items[i]);
+        for (int i = 0; i < env.count; i++) sb_printf(&b, "%s\n", env.items[i]);
         sb_printf(&b, "printf '%%s' '%s' >\"%.*s\" || exit 1\n", module_id, (int)(file_end - file), file);
         sb_printf(&b, "{ %s", cmds.items[dev_pp]);
         for (int i = dev_pp + 1; i < rest; i++) sb_printf(&b, " && %s", cmds.items[i]);
