@@ -767,14 +767,15 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
             ProcSpec plan = spec;
             plan.argv = dry, plan.on_output = NULL, plan.timeout_s = 30;
             ProcResult planned;
-            if (proc_run(&plan, &planned) == 0 && planned.exited && planned.exit_code == 0)
-                script = phases_script(planned.output, module_id);
-            proc_result_free(&planned);
+            bool ran = proc_run(&plan, &planned) == 0;
+            if (ran && planned.exited && planned.exit_code == 0) script = phases_script(planned.output, module_id);
+            if (ran && planned.interrupted) *res = planned; /* Ctrl-C: the compile's end, as nvcc's own would be */
+            else proc_result_free(&planned);
             free(dry);
         }
         const char *sh[] = {"/bin/sh", "-c", script, NULL};
         if (script) spec.argv = sh;
-        rc = proc_run(&spec, res);
+        if (!res->interrupted) rc = proc_run(&spec, res);
         free(script);
         if (rc == 0 && res->exited && res->exit_code == 0) {
             /* only a whole output takes the place of the old one */
