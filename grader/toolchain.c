@@ -567,21 +567,6 @@ static int copy_output(const char *built, int fd, const char *dest) {
     return rc;
 }
 
-/* nvcc runs its phases one after the other, but the host's front end (the
- * preprocessor, then cudafe++) and the device's (the preprocessor, cicc,
- * ptxas, fatbinary) read the same source and share only the module id
- * (the name the translation unit's anonymous namespace mangles to), which
- * cudafe++ makes and cicc reads: given that id beforehand, the two chains
- * run at once, and only the host compile after them includes the device's
- * fatbinary. A library is therefore built by nvcc's own commands (`nvcc
- * -dryrun`: the same command lines, but for the id) with the two front ends
- * at once: a compile of ex01 0.7 s -> 0.5, of ex33 1.4 -> 1.0 on a 2-core
- * machine (docs/benchmarks.md, issue 47). The id differs from the one nvcc would
- * make, as nvcc's differs from one build directory to the next. The device
- * chain's messages are held until the host chain has ended, nvcc's order:
- * a syntax error both front ends find is said once, by the host's. NULL
- * when the dry run is not one this knows (another shape of toolkit,
- * several architectures): nvcc then runs as it is. */
 /* An assignment of the dry run's, NAME=VALUE with VALUE as it is: NAME's
  * length, or 0 when the line is not one. */
 static size_t assigned_name(const char *line) {
@@ -597,6 +582,21 @@ static bool starts_with_word(const char *line, const char *word) {
     return !strncmp(line, word, n) && (line[n] == ' ' || line[n] == '\0');
 }
 
+/* nvcc runs its phases one after the other, but the host's front end (the
+ * preprocessor, then cudafe++) and the device's (the preprocessor, cicc,
+ * ptxas, fatbinary) read the same source and share only the module id
+ * (the name the translation unit's anonymous namespace mangles to), which
+ * cudafe++ makes and cicc reads: given that id beforehand, the two chains
+ * run at once, and only the host compile after them includes the device's
+ * fatbinary. A library is therefore built by nvcc's own commands (`nvcc
+ * -dryrun`: the same command lines, but for the id) with the two front ends
+ * at once: a compile of ex01 0.7 s -> 0.5, of ex33 1.4 -> 1.0 on a 2-core
+ * machine (docs/benchmarks.md, issue 47). The id differs from the one nvcc would
+ * make, as nvcc's differs from one build directory to the next. The device
+ * chain's messages are held until the host chain has ended, nvcc's order:
+ * a syntax error both front ends find is said once, by the host's. NULL
+ * when the dry run is not one this knows (another shape of toolkit,
+ * several architectures): nvcc then runs as it is. */
 static char *phases_script(const char *dryrun, const char *module_id) {
     StrList env = {0}, cmds = {0};
     for (const char *p = dryrun; p && *p;) {
