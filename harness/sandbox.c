@@ -1037,6 +1037,7 @@ static const struct {
     {SYS_mremap, 4, 2},
 #endif
 };
+
 /* paths_confined: Landlock decides which files open for writing (the
  * runner's device files, its own tasks' names), so the filter leaves opens
  * to it: the driver opens a device file again when a profiler is enabled a
