@@ -283,7 +283,7 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
 
 /* A run under way: what proc_start set up, and what the waits have read. */
 struct ProcRun {
-    ProcSpec spec;        /* its on_output, ctx and limits; what pointed into the caller's memory is cleared */
+    ProcSpec spec;        /* its on_output, ctx and limits; the rest of the caller's pointers cleared */
     pid_t pid;
     int out, resp, go;    /* our ends of the pipes; -1: closed */
     StrBuf output, results;
@@ -352,7 +352,8 @@ int proc_start(const ProcSpec *spec, ProcResult *res, ProcRun **out_run) {
         return error("cannot run '%s': %s", spec->argv[0], strerror(exec_err));
     }
     run->spec = *spec;
-    run->spec.argv = NULL, run->spec.env = NULL, run->spec.dir = NULL; /* the caller's, needed only to start */
+    /* the caller's, needed only to start (on_output's ctx must outlive the run: the caller's word) */
+    run->spec.argv = NULL, run->spec.env = NULL, run->spec.dir = NULL, run->spec.confine_ctx = NULL;
     run->pid = pid;
     run->out = out[0], run->resp = resp[0], run->go = go[1];
     run->out_open = true, run->res_open = resp[0] >= 0;
