@@ -725,7 +725,7 @@ typedef struct {
     StrList args;
     const char **argv;
     char nonce[40];
-    char *nonce_env, *result_env, *result_file, *go_env;
+    char *nonce_env, *result_env, *result_file;
     const Launcher *launch;
     int timeout_s;
     double spawned;

@@ -919,15 +919,20 @@ static void build_stamp(uint64_t key, const char *output, char *stamp, size_t si
     free(data);
 }
 
-bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
-                        const char *include_dir) {
+/* Whether the stamp at stamp_path says that output was built with key, and is still what that build wrote. */
+static bool stamp_fresh(uint64_t key, const char *output, const char *stamp_path) {
     char want[64];
-    uint64_t key = toolchain_build_key(t, target, sources, include_dir);
-    char *stamp_path = xprintf("%s.stamp", output);
     char *have = file_exists(output) ? read_file(stamp_path, NULL) : NULL;
     if (have) build_stamp(key, output, want, sizeof want);
     bool fresh = have && want[0] && !strcmp(have, want);
     free(have);
+    return fresh;
+}
+
+bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
+                        const char *include_dir) {
+    char *stamp_path = xprintf("%s.stamp", output);
+    bool fresh = stamp_fresh(toolchain_build_key(t, target, sources, include_dir), output, stamp_path);
     free(stamp_path);
     return fresh;
 }
@@ -944,11 +949,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
     free(lock_path);
     if (lock >= 0) while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {}
     char *stamp_path = xprintf("%s.stamp", output);
-    char *have = file_exists(output) ? read_file(stamp_path, NULL) : NULL;
-    if (have) build_stamp(key, output, want, sizeof want);
-    bool fresh = have && want[0] && !strcmp(have, want);
-    free(have);
-    if (fresh) {
+    if (stamp_fresh(key, output, stamp_path)) {
         free(stamp_path);
         if (lock >= 0) close(lock);
         return 0;

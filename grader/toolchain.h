@@ -110,12 +110,13 @@ bool toolchain_disk_full(const char *log);
  * -1 with error set when it fails: *log is the compiler output when nvcc ran
  * and failed (the error says why: timed out, out of memory, interrupted),
  * NULL when it could not run (a setup error). */
+int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
+                           const char *output, const char *include_dir, char **log);
+
 /* Whether output is built from these sources as toolchain_build_cached
  * would build it now (its stamp matches), without building anything. */
 bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                         const char *include_dir);
-int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
-                           const char *output, const char *include_dir, char **log);
 
 /* What goes into a build, as one number: the compiler and its version, the
  * flags, the sources' names and contents, include_dir's headers and the
