@@ -29,7 +29,7 @@ B := build
 # (grader/gpulock.h): one fixed path whatever the PREFIX, made by make install.
 LOCK_DIR := /var/lib/gpucourse/locks
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
-             grader/toolchain.c grader/grader.c grader/decide.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/ceiling.c grader/libscan.c grader/loaded.c grader/profile.c harness/sandbox.c
+             grader/toolchain.c grader/phases.c grader/grader.c grader/decide.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/ceiling.c grader/libscan.c grader/loaded.c grader/profile.c harness/sandbox.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/state.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
@@ -39,7 +39,7 @@ CLI_SRCS := cli/main.c cli/options.c cli/session.c cli/gradings.c \
             cli/list.c cli/show.c cli/lesson.c cli/hint.c cli/solution.c cli/reset.c cli/progress.c cli/grade.c \
             cli/check_course.c cli/calibrate.c cli/bench.c cli/doctor.c cli/new.c cli/class.c cli/app.c
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
-TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_proc test_tui test_sandbox test_libscan test_rules
+TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_phases test_proc test_tui test_sandbox test_libscan test_rules
 TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
 all: $(B)/gpucourse

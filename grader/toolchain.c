@@ -2,6 +2,7 @@
 #include "toolchain.h"
 
 #include "../harness/sandbox.h"
+#include "phases.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -54,7 +55,7 @@ static const char *const judge_libs[] = {"-Xlinker=--as-needed", "-lcublas", "-l
 /* The student's runner holds no vendor library (harness/harness.h). */
 static const char *const runner_flags[] = {"-DGPUCOURSE_STUDENT_RUNNER"};
 
-enum { COMPILE_LOG_LIMIT = 256 * 1024, SASS_TIMEOUT_S = 60, SASS_LIMIT = 16 << 20 };
+enum { COMPILE_LOG_LIMIT = 256 * 1024, SASS_TIMEOUT_S = 60, SASS_LIMIT = 16 << 20, DRY_RUN_TIMEOUT_S = 30 };
 
 int toolchain_find(Toolchain *t) {
     memset(t, 0, sizeof *t);
@@ -567,111 +568,6 @@ static int copy_output(const char *built, int fd, const char *dest) {
     return rc;
 }
 
-/* An assignment of the dry run's, NAME=VALUE with VALUE as it is: NAME's
- * length, or 0 when the line is not one. */
-static size_t assigned_name(const char *line) {
-    size_t n = 0;
-    while (line[n] == '_' || (line[n] >= 'A' && line[n] <= 'Z') || (line[n] >= 'a' && line[n] <= 'z') ||
-           (n > 0 && line[n] >= '0' && line[n] <= '9'))
-        n++;
-    return n > 0 && line[n] == '=' ? n : 0;
-}
-
-static bool starts_with_word(const char *line, const char *word) {
-    size_t n = strlen(word);
-    return !strncmp(line, word, n) && (line[n] == ' ' || line[n] == '\0');
-}
-
-/* nvcc runs its phases one after the other, but the host's front end (the
- * preprocessor, then cudafe++) and the device's (the preprocessor, cicc,
- * ptxas, fatbinary) read the same source and share only the module id
- * (the name the translation unit's anonymous namespace mangles to), which
- * cudafe++ makes and cicc reads: given that id beforehand, the two chains
- * run at once, and only the host compile after them includes the device's
- * fatbinary. A library is therefore built by nvcc's own commands (`nvcc
- * -dryrun`: the same command lines, but for the id) with the two front ends
- * at once: a compile of ex01 0.7 s -> 0.5, of ex33 1.4 -> 1.0 on a 2-core
- * machine (docs/benchmarks.md, issue 47). The id differs from the one nvcc would
- * make, as nvcc's differs from one build directory to the next. The device
- * chain's messages are held until the host chain has ended, nvcc's order:
- * a syntax error both front ends find is said once, by the host's. NULL
- * when the dry run is not one this knows (another shape of toolkit,
- * several architectures): nvcc then runs as it is. */
-static char *phases_script(const char *dryrun, const char *module_id) {
-    StrList env = {0}, cmds = {0};
-    for (const char *p = dryrun; p && *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len > 3 && !strncmp(p, "#$ ", 3)) {
-            char *line = xstrndup(p + 3, len - 3);
-            size_t n = strlen(line);
-            while (n && line[n - 1] == ' ') line[--n] = '\0';
-            size_t name = assigned_name(line);
-            static const char *const notation[] = {"INCLUDES", "SYSTEM_INCLUDES", "LIBRARIES"};
-            bool noted = false; /* nvcc's own notation (INCLUDES="-I..." "..."), expanded in the commands */
-            for (size_t k = 0; k < ARRAY_SIZE(notation); k++)
-                noted |= strlen(notation[k]) == name && !strncmp(line, notation[k], name);
-            if (name && !noted) { /* exported as it is, quoted: PATH may hold anything */
-                StrBuf q = {0};
-                sb_printf(&q, "export %.*s='", (int)name, line);
-                for (const char *c = line + name + 1; *c; c++)
-                    if (*c == '\'') sb_printf(&q, "'\\''");
-                    else sb_printf(&q, "%c", *c);
-                sb_printf(&q, "'");
-                strlist_add(&env, q.buf);
-                free(q.buf);
-            } else if (!name && starts_with_word(line, "rm")) { /* nvcc's removals: of files that may not exist */
-                char *forced = xprintf("rm -f%s", line + 2);
-                strlist_add(&cmds, forced);
-                free(forced);
-            } else if (!name) {
-                strlist_add(&cmds, line);
-            }
-            free(line);
-        }
-        p = end ? end + 1 : p + len;
-    }
-    /* host: the first preprocessing without __CUDA_ARCH__, then cudafe++; device: the
-     * preprocessing with it up to the first compile (-c): cicc, ptxas, fatbinary, rm */
-    int host_pp = -1, cudafe = -1, dev_pp = -1, rest = -1;
-    for (int i = 0; i < cmds.count; i++) {
-        const char *c = cmds.items[i];
-        bool pp = strstr(c, " -E ") != NULL, arch = strstr(c, "-D__CUDA_ARCH__=") != NULL;
-        if (host_pp < 0 && pp && !arch) host_pp = i;
-        else if (cudafe < 0 && host_pp >= 0 && starts_with_word(c, "cudafe++")) cudafe = i;
-        else if (dev_pp < 0 && pp && arch) dev_pp = i;
-        else if (rest < 0 && dev_pp >= 0 && strstr(c, " -c ")) rest = i;
-    }
-    char *script = NULL;
-    bool known = host_pp == 0 && cudafe == 1 && dev_pp == 2 && rest > dev_pp + 2 && strstr(cmds.items[dev_pp + 1], "cicc");
-    for (int i = dev_pp + 1; known && i < rest; i++) /* the device chain: its programs and nothing else */
-        known = strstr(cmds.items[i], "cicc") || starts_with_word(cmds.items[i], "ptxas") ||
-                starts_with_word(cmds.items[i], "fatbinary") || starts_with_word(cmds.items[i], "rm");
-    /* cudafe++ makes the id (--gen_module_id_file) into the file both read: it is made first instead */
-    static const char gen[] = " --gen_module_id_file", named[] = "--module_id_file_name \"";
-    char *gen_at = known ? strstr(cmds.items[cudafe], gen) : NULL, *file = known ? strstr(cmds.items[cudafe], named) : NULL;
-    char *file_end = file ? strchr(file + strlen(named), '"') : NULL;
-    known = gen_at && file_end && !strpbrk(module_id, "'\"\\ ");
-    if (known) {
-        memmove(gen_at, gen_at + strlen(gen), strlen(gen_at + strlen(gen)) + 1);
-        file = strstr(cmds.items[cudafe], named) + strlen(named);
-        file_end = strchr(file, '"');
-        StrBuf b = {0};
-        for (int i = 0; i < env.count; i++) sb_printf(&b, "%s\n", env.items[i]);
-        sb_printf(&b, "printf '%%s' '%s' >\"%.*s\" || exit 1\n", module_id, (int)(file_end - file), file);
-        sb_printf(&b, "{ %s", cmds.items[dev_pp]);
-        for (int i = dev_pp + 1; i < rest; i++) sb_printf(&b, " && %s", cmds.items[i]);
-        sb_printf(&b, "; } >device.log 2>&1 &\ndevice=$!\n");
-        sb_printf(&b, "if ! { %s && %s; }; then wait $device; exit 1; fi\n", cmds.items[host_pp], cmds.items[cudafe]);
-        sb_printf(&b, "wait $device; ok=$?; cat device.log; [ $ok = 0 ] || exit 1\n");
-        for (int i = rest; i < cmds.count; i++) sb_printf(&b, "%s || exit 1\n", cmds.items[i]);
-        script = b.buf;
-    }
-    strlist_free(&env);
-    strlist_free(&cmds);
-    return script;
-}
-
 int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx) {
@@ -756,16 +652,17 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
                          .memory_limit = COMPILE_MEMORY_LIMIT, .capture_limit = COMPILE_LOG_LIMIT,
                          .on_output = on_output, .ctx = ctx};
         /* a library: nvcc's phases, the two front ends at once (phases_script) */
-        char *script = NULL, module_id[32];
-        snprintf(module_id, sizeof module_id, "_%016llx", (unsigned long long)hash_str(HASH_INIT, work));
+        char *script = NULL;
         if (target == BUILD_SHARED_LIB) {
+            char module_id[32]; /* one a build: the work directory's */
+            snprintf(module_id, sizeof module_id, "_%016llx", (unsigned long long)hash_str(HASH_INIT, work));
             int n = 0;
             while (argv[n]) n++;
             const char **dry = xcalloc((size_t)n + 2, sizeof *dry);
             memcpy(dry, argv, (size_t)n * sizeof *dry);
             dry[n] = "-dryrun";
             ProcSpec plan = spec;
-            plan.argv = dry, plan.on_output = NULL, plan.timeout_s = 30;
+            plan.argv = dry, plan.on_output = NULL, plan.timeout_s = DRY_RUN_TIMEOUT_S;
             ProcResult planned;
             bool ran = proc_run(&plan, &planned) == 0;
             if (ran && planned.exited && planned.exit_code == 0) script = phases_script(planned.output, module_id);
