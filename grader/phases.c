@@ -84,12 +84,16 @@ char *phases_script(const char *dryrun, const char *module_id) {
         file_end = strchr(file, '"');
         StrBuf b = {0};
         for (int i = 0; i < env.count; i++) sb_printf(&b, "%s\n", env.items[i]);
-        sb_printf(&b, "printf '%%s' '%s' >\"%.*s\" || exit 1\n", module_id, (int)(file_end - file), file);
-        sb_printf(&b, "{ %s", cmds.items[dev_pp]);
+        /* through cat, which names a failed write's cause (a full disk is the machine's, not the file's) */
+        sb_printf(&b, "printf '%%s' '%s' | cat >\"%.*s\" || exit 1\n", module_id, (int)(file_end - file), file);
+        /* the host chain in the background, its messages as they come; the device's held in memory,
+         * not in a file: on a full disk a file would lose the message that says so */
+        sb_printf(&b, "{ %s && %s; } &\nhost=$!\n", cmds.items[host_pp], cmds.items[cudafe]);
+        sb_printf(&b, "device_log=$( { %s", cmds.items[dev_pp]);
         for (int i = dev_pp + 1; i < rest; i++) sb_printf(&b, " && %s", cmds.items[i]);
-        sb_printf(&b, "; } >device.log 2>&1 &\ndevice=$!\n");
-        sb_printf(&b, "if ! { %s && %s; }; then wait $device; exit 1; fi\n", cmds.items[host_pp], cmds.items[cudafe]);
-        sb_printf(&b, "wait $device; ok=$?; cat device.log; [ $ok = 0 ] || exit 1\n");
+        sb_printf(&b, "; } 2>&1 ); device=$?\n");
+        sb_printf(&b, "wait $host || exit 1\n");
+        sb_printf(&b, "[ -z \"$device_log\" ] || printf '%%s\\n' \"$device_log\"; [ $device = 0 ] || exit 1\n");
         for (int i = rest; i < cmds.count; i++) sb_printf(&b, "%s || exit 1\n", cmds.items[i]);
         script = b.buf;
     }

@@ -12,7 +12,8 @@
  * at once: a compile of ex01 0.7 s -> 0.5, of ex33 1.4 -> 1.0 on a 2-core
  * machine (docs/benchmarks.md, issue 47). The id differs from the one nvcc would
  * make, as nvcc's differs from one build directory to the next. The device
- * chain's messages are held until the host chain has ended, nvcc's order:
+ * chain's messages are held (in memory: on a full disk a file would lose
+ * the message that says so) until the host chain has ended, nvcc's order:
  * a syntax error both front ends find is said once, by the host's. NULL
  * when the dry run is not one this knows (another shape of toolkit,
  * several architectures): nvcc then runs as it is.

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* The one place for nvcc flags. Hopper's sm_90a target is named with
@@ -568,6 +569,30 @@ static int copy_output(const char *built, int fd, const char *dest) {
     return rc;
 }
 
+/* A compile that failed on a disk with less than this left: the disk's
+ * doing. gcc's preprocessor (cc1) can end on a failed write with no word of
+ * it, and a compile's temporaries are a few MB (ex01's two preprocessed
+ * files 1.2 MB), so "nearly nothing left" is the sign that holds. */
+#define FULL_DISK_BYTES (8ull << 20)
+
+/* Adds ENOSPC's words to a failed compile's output when the disk
+ * under its work directory is (nearly) full and nvcc's programs did not say
+ * so: toolchain_disk_full then calls it the machine's, not the file's. */
+static void note_full_disk(const char *work, ProcResult *res) {
+    struct statvfs fs;
+    if (toolchain_disk_full(res->output) || statvfs(work, &fs) < 0) return;
+    unsigned long long left = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    if (left >= FULL_DISK_BYTES) return;
+    /* the C locale's words, which toolchain_disk_full reads, whatever the locale */
+    char *note = xprintf("%sgpucourse: nvcc failed with %llu KiB left on the disk of %s: No space left on device\n",
+                         res->output_len && res->output[res->output_len - 1] != '\n' ? "\n" : "", left >> 10, work);
+    size_t n = strlen(note);
+    res->output = xrealloc(res->output, res->output_len + n + 1);
+    memcpy(res->output + res->output_len, note, n + 1);
+    res->output_len += n;
+    free(note);
+}
+
 int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                       const char *include_dir, double timeout_s, ProcResult *res,
                       void (*on_output)(const char *, size_t, void *), void *ctx) {
@@ -673,6 +698,8 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
         const char *sh[] = {"/bin/sh", "-c", script, NULL};
         if (script) spec.argv = sh;
         if (!res->interrupted) rc = proc_run(&spec, res);
+        if (rc == 0 && !res->interrupted && !res->timed_out && !(res->exited && res->exit_code == 0))
+            note_full_disk(work, res);
         free(script);
         if (rc == 0 && res->exited && res->exit_code == 0) {
             /* only a whole output takes the place of the old one */

@@ -179,8 +179,22 @@ t_disk_full() {
     [ $one = 65 ] && grep -q "setup error: the disk was full while nvcc compiled" "$T/one" && ! grep -q "compile error" "$T/one" &&
         [ ! -e "$T/ws12/progress.yaml" ] || { echo "grade: exit $one"; return 1; }
     [ $class = 65 ] && [ "$(row "$T/g12/gradebook.csv" alice ex01)" = setup_error ] || { echo "class: exit $class"; cat "$T/got" "$T/goterr"; return 1; }
+    # gcc's preprocessor can end on a failed write without a word: an nvcc
+    # that fills the disk and says nothing is the disk's doing too
+    mkdir -p "$T/silent" && printf '#!/bin/sh
+case "$*" in *--version*) exec "%s" "$@" ;; *-dryrun*) exit 0 ;; esac
+cat /dev/zero >"$TMPDIR/fill" 2>/dev/null
+exit 1
+' \
+        "$(command -v nvcc)" >"$T/silent/nvcc" && chmod +x "$T/silent/nvcc" || return 1
+    mount -t tmpfs -o size=1m gpucourse-test "$T/ws12/.build" || return 1
+    GPUCOURSE_NVCC=$T/silent/nvcc GPUCOURSE_WORKSPACE=$T/ws12 "$GC" grade ex01 >"$T/one" 2>&1; one=$?
+    umount "$T/ws12/.build"
+    cat "$T/one"
+    [ $one = 65 ] && grep -q "setup error: the disk was full while nvcc compiled" "$T/one" && grep -q "nvcc said: gpucourse: nvcc failed with" "$T/one" ||
+        { echo "silent nvcc on a full disk: exit $one"; return 1; }
 }
-check "nvcc's temporaries on a full disk (a 1 MiB tmpfs): a setup error (65), not recorded, never a compile error" t_disk_full
+check "nvcc's temporaries on a full disk (a 1 MiB tmpfs): a setup error (65), not recorded, never a compile error; also when nvcc says nothing of it" t_disk_full
 
 # --- item 13: --format works or is refused on every command ---------------
 t_format_refused() {

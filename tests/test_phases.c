@@ -18,10 +18,14 @@ static void test_known_shape(void **state) {
     (void)state;
     char *dry = recorded(), *s = phases_script(dry, "_0123456789abcdef");
     assert_non_null(s);
-    const char *id = strstr(s, "printf '%s' '_0123456789abcdef' >\""), *device = strstr(s, "} >device.log 2>&1 &\n"),
-               *host = strstr(s, "if ! { gcc "), *shown = strstr(s, "cat device.log"), *link = strstr(s, "\ng++ ");
-    assert_non_null(id), assert_non_null(device), assert_non_null(host), assert_non_null(shown), assert_non_null(link);
-    assert_true(id < device && device < host && host < shown && shown < link); /* the id first, the link last */
+    const char *id = strstr(s, "printf '%s' '_0123456789abcdef' | cat >\""), *host = strstr(s, "\n{ gcc "),
+               *device = strstr(s, "device_log=$( { gcc "), *waited = strstr(s, "wait $host || exit 1"),
+               *shown = strstr(s, "printf '%s\\n' \"$device_log\""), *link = strstr(s, "\ng++ ");
+    assert_non_null(id), assert_non_null(device), assert_non_null(host), assert_non_null(waited);
+    assert_non_null(shown), assert_non_null(link);
+    /* the id first; the host chain, then the device's held; the device's log after the host has ended; the link last */
+    assert_true(id < host && host < device && device < waited && waited < shown && shown < link);
+    assert_null(strstr(s, "device.log"));                      /* nothing of the log on the disk */
     assert_null(strstr(s, "--gen_module_id_file"));           /* cudafe++ reads the id it is given */
     assert_non_null(strstr(s, "export PATH='"));               /* nvcc's environment, quoted */
     assert_null(strstr(s, "INCLUDES="));                       /* its notation, expanded in the commands */
