@@ -1,4 +1,4 @@
-/* What the grader's files share about a verdict being made (grader.c,
+/* What the grader's files share about a verdict being made (grader.c, checks.c, judge.c,
  * decide.c): not part of grader.h's interface. */
 #ifndef GPUCOURSE_VERDICT_H
 #define GPUCOURSE_VERDICT_H

@@ -22,7 +22,7 @@
 // runner's own events (rules.h).
 //
 // Results go to the descriptor named by GPUCOURSE_RESULT_FD as `key: value`
-// lines (grader/grader.c reads them); no runner holds that descriptor.
+// lines (grader/judge.c reads them); no runner holds that descriptor.
 //
 // This file is the grading's outline: the judge's options, then main (the
 // setup, the check sizes, the timed sizes, the end). Each part is a file of
