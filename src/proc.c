@@ -267,6 +267,9 @@ static void kill_group(pid_t pid, int sig) {
 }
 
 /* Drains one pipe into a buffer with a cap; returns false at end of file. */
+/* What a child's result pipe keeps: the rest is read and dropped. */
+enum { RESULTS_LIMIT = 4 << 20 };
+
 static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpec *spec) {
     char chunk[16384];
     ssize_t n = read(fd, chunk, sizeof chunk);
@@ -279,6 +282,22 @@ static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpe
     /* every byte, also past the cap: the grader scans nvcc's whole output for ptxas's repairs */
     if (spec && spec->on_output) spec->on_output(chunk, (size_t)n, spec->ctx);
     return true;
+}
+
+/* What a pipe holds now, never waiting for more (something that escaped
+ * us may hold it open): read until a read brings nothing new, at most 256
+ * reads. Returns whether the pipe is still open. */
+static bool drain_now(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpec *spec) {
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    bool open = true;
+    for (int k = 0; open && k < 256; k++) {
+        size_t had = sb->len + (dropped ? *dropped : 0);
+        open = drain(fd, sb, cap, dropped, spec);
+        if (sb->len + (dropped ? *dropped : 0) == had) break;
+    }
+    fcntl(fd, F_SETFL, flags);
+    return open;
 }
 
 /* A run under way: what proc_start set up, and what the waits have read. */
@@ -389,13 +408,7 @@ bool proc_wait(ProcRun *run, ProcResult *res, bool (*enough)(const char *results
     while (!r->reaped) {
         if (enough && !r->res_open && enough(r->results.buf ? r->results.buf : "", r->results.len)) {
             /* its output so far, without waiting: the rest comes with its end */
-            fcntl(r->out, F_SETFL, O_NONBLOCK);
-            for (int k = 0; r->out_open && k < 256; k++) {
-                size_t had = r->output.len + res->output_dropped;
-                r->out_open = drain(r->out, &r->output, cap, &res->output_dropped, spec);
-                if (r->output.len + res->output_dropped == had) break;
-            }
-            fcntl(r->out, F_SETFL, 0);
+            if (r->out_open) r->out_open = drain_now(r->out, &r->output, cap, &res->output_dropped, spec);
             res->results = xstrdup(r->results.buf ? r->results.buf : "");
             res->output = xstrdup(r->output.buf ? r->output.buf : "");
             res->output_len = r->output.len;
@@ -434,7 +447,7 @@ bool proc_wait(ProcRun *run, ProcResult *res, bool (*enough)(const char *results
             if (fds[i].fd == r->out)
                 r->out_open = drain(r->out, &r->output, cap, &res->output_dropped, spec);
             else
-                r->res_open = drain(r->resp, &r->results, 4 << 20, NULL, NULL);
+                r->res_open = drain(r->resp, &r->results, RESULTS_LIMIT, NULL, NULL);
         }
     }
     if (stop_signal) res->interrupted = true; /* also when it came as the child ended */
@@ -443,18 +456,9 @@ bool proc_wait(ProcRun *run, ProcResult *res, bool (*enough)(const char *results
      * child is reaped, its pid may be someone else's now) */
     kill(-r->pid, SIGKILL);
 
-    /* What was written before they ended is still in the pipes: read it, but
-     * never wait (something that escaped us may still hold a pipe open). */
-    fcntl(r->out, F_SETFL, O_NONBLOCK);
-    if (r->resp >= 0) fcntl(r->resp, F_SETFL, O_NONBLOCK);
-    for (int k = 0; r->out_open && k < 256; k++) {
-        size_t had = r->output.len + res->output_dropped;
-        r->out_open = drain(r->out, &r->output, cap, &res->output_dropped, spec) && r->output.len + res->output_dropped > had;
-    }
-    for (int k = 0; r->res_open && k < 256; k++) {
-        size_t had = r->results.len;
-        r->res_open = drain(r->resp, &r->results, 4 << 20, NULL, NULL) && r->results.len > had;
-    }
+    /* what was written before they ended is still in the pipes */
+    if (r->out_open) drain_now(r->out, &r->output, cap, &res->output_dropped, spec);
+    if (r->res_open) drain_now(r->resp, &r->results, RESULTS_LIMIT, NULL, NULL);
     close(r->out);
     if (r->resp >= 0) close(r->resp);
     if (r->go >= 0) close(r->go);

@@ -54,7 +54,7 @@ typedef struct {
     char *output;         /* captured stdout+stderr, NUL-terminated */
     size_t output_len;
     size_t output_dropped; /* bytes beyond capture_limit */
-    char *results;        /* what the child wrote to result_fd, NUL-terminated */
+    char *results;        /* what the child wrote to result_fd (its first 4 MiB), NUL-terminated */
     double wall_s;
 } ProcResult;
 
