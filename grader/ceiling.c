@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../harness/peaks.h"
 #include "grader.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -46,18 +47,14 @@ bool ceiling_kind(const char *kind, double *flops_per_element, const char **math
     return false;
 }
 
-/* As harness/judge/setup.cu's peak_tflops, whose implausibility bound this
- * mirrors: an FP32 lane does an FMA (2) per clock, 128 lanes an SM (64 on
- * sm_80); BF16/FP16 tensor cores 4096 dense operations per clock per SM on
- * sm_90 (1024 on sm_86-89, 2048 on sm_80), TF32 half that, FP8 twice. An
- * unknown GPU gets no peak here: a display must not guess. */
+/* harness/peaks.h's table, by the name the kinds above give the math. */
 double ceiling_per_sm_per_clock(int cc, const char *math) {
-    double fp32 = cc == 80 ? 128 : cc >= 80 && cc <= 90 ? 256 : 0;
-    double bf16 = cc == 80 ? 2048 : cc == 86 || cc == 87 || cc == 89 ? 1024 : cc == 90 ? 4096 : 0;
-    if (!strcmp(math, "FP32")) return fp32;
-    if (!strcmp(math, "TF32")) return bf16 / 2;
-    if (!strcmp(math, "BF16")) return bf16;
-    if (!strcmp(math, "FP8")) return cc >= 89 ? 2 * bf16 : 0; /* sm_80 and sm_86 have no FP8 */
+    static const struct {
+        const char *name;
+        enum MathPeak peak;
+    } names[] = {{"FP32", PEAK_FP32}, {"TF32", PEAK_TF32_TENSOR}, {"BF16", PEAK_BF16_TENSOR}, {"FP8", PEAK_FP8_TENSOR}};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (!strcmp(math, names[i].name)) return peak_ops_per_sm_clock(cc, names[i].peak);
     return 0;
 }
 

@@ -34,8 +34,8 @@ const char *ceiling_bound_name(Bound b);
 bool ceiling_kind(const char *kind, double *flops_per_element, const char **math);
 
 /* Dense floating-point operations per clock per SM for math on a GPU of
- * compute capability cc (90 for 9.0): the rates the judge's peak (harness/
- * judge/setup.cu) uses. 0 for an unknown math. */
+ * compute capability cc (90 for 9.0): harness/peaks.h's, which the judge's
+ * peak uses too. 0 for an unknown math or GPU. */
 double ceiling_per_sm_per_clock(int cc, const char *math);
 
 #endif

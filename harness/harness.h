@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "peaks.h"  // enum MathPeak: the arithmetic a compute-bound kind is held to
+
 // BF16 and F16 are the tensor cores' inputs (2 bytes, from cuda_bf16.h and
 // cuda_fp16.h), E4M3 their 8-bit float (1 byte, cuda_fp8.h); their outputs
 // are F32.
@@ -66,9 +68,6 @@ enum CheckMode {
                      // is the bound; NaN never passes
 };
 
-// The arithmetic ceiling a compute-bound kind is held to: its peak FLOP/s
-// follows from the GPU's SM count, clock and compute capability.
-enum MathPeak { PEAK_NONE, PEAK_FP32, PEAK_TF32_TENSOR, PEAK_BF16_TENSOR, PEAK_FP8_TENSOR };
 
 struct KindDef {
     const char *name;

@@ -7,14 +7,12 @@
 static void spawn_student_runner(const char *runner, const char *student);
 static Msg await_student_runner(void);
 
-// The kind's arithmetic ceiling in TFLOP/s: dense operations per clock per
-// SM at the highest clock. Unknown (newer) GPUs get a generous figure: this
-// bound rejects work that cannot have been done, so it must never be low.
+// The kind's arithmetic ceiling in TFLOP/s at the highest clock. A GPU the
+// table does not know gets four times the H100's a clock an SM: this bound
+// rejects work that cannot have been done, so it must never be low.
 static double peak_tflops(int cc, int sms, int clock_khz) {
-    double fp32 = cc == 80 ? 128 : 256;  // FP32 lanes x 2 (an FMA is two operations)
-    double bf16 = cc == 80 ? 2048 : cc == 86 || cc == 87 || cc == 89 ? 1024 : cc == 90 ? 4096 : 16384;
-    double per_sm = kind.peak == PEAK_FP32 ? fp32 : kind.peak == PEAK_TF32_TENSOR ? bf16 / 2
-                  : kind.peak == PEAK_FP8_TENSOR ? 2 * bf16 : bf16;
+    double per_sm = peak_ops_per_sm_clock(cc, kind.peak);
+    if (per_sm == 0) per_sm = 4 * peak_ops_per_sm_clock(90, kind.peak);
     return (double)sms * per_sm * (double)clock_khz * 1e3 / 1e12;
 }
 
