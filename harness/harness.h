@@ -68,7 +68,6 @@ enum CheckMode {
                      // is the bound; NaN never passes
 };
 
-
 struct KindDef {
     const char *name;
     const char *signature;             // shown when a size list has the wrong arity

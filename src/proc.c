@@ -266,10 +266,10 @@ static void kill_group(pid_t pid, int sig) {
     if (kill(-pid, sig) < 0) kill(pid, sig);
 }
 
-/* Drains one pipe into a buffer with a cap; returns false at end of file. */
 /* What a child's result pipe keeps: the rest is read and dropped. */
 enum { RESULTS_LIMIT = 4 << 20 };
 
+/* Drains one pipe into a buffer with a cap; returns false at end of file. */
 static bool drain(int fd, StrBuf *sb, size_t cap, size_t *dropped, const ProcSpec *spec) {
     char chunk[16384];
     ssize_t n = read(fd, chunk, sizeof chunk);
