@@ -197,10 +197,11 @@ static int build_course_parts(const Toolchain *t, const Course *c, const Workspa
     /* the judge with its trusted runner (and NVML's watch); the student's runner: no judge, no vendor library.
      * main.cu #includes the judge's parts (judge/NAME.cu): one object, which the build key rebuilds when a
      * part changes (toolchain_build_key) */
-    static const char *const judge_files[] = {"main.cu",     "runner.cu",   "protocol.cu", "rules.c",
-                                              "sandbox.c",   "counters.cu", "neighbours.c", "modules.cu",
-                                              "pmwitness.cu"};
-    static const char *const runner_files[] = {"runner.cu", "protocol.cu", "sandbox.c", "counters.cu", "modules.cu"};
+    static const char *const judge_files[] = {"main.cu",     "runner.cu",    "protocol.cu", "rules.c",
+                                              "sandbox.c",   "seccomp.c",    "counters.cu", "neighbours.c",
+                                              "modules.cu",  "pmwitness.cu"};
+    static const char *const runner_files[] = {"runner.cu",   "protocol.cu", "sandbox.c", "seccomp.c",
+                                               "counters.cu", "modules.cu"};
     enum { NJUDGE = ARRAY_SIZE(judge_files), NRUNNER = ARRAY_SIZE(runner_files) };
     char *kind_cu = course_kind_path(c, e->kind);
     /* what every kind shares, compiled once into objects (build/harness-obj/), then linked with each kind's file */

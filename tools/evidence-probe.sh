@@ -24,8 +24,8 @@ METRICS=${METRICS-l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,lts__t
 t0=$(date +%s)
 {
     for k in $(cut -d' ' -f3 "$D/cases.txt" | sort -u); do
-        echo "nvcc $FLAGS -I$H -o $B/harness-$k $H/main.cu $H/runner.cu $H/protocol.cu $H/rules.c $H/sandbox.c $H/counters.cu $H/modules.cu $H/kinds/$k.cu $H/neighbours.c -lcuda -ldl -Xlinker=--as-needed -lcublas -lcublasLt"
-        echo "nvcc $FLAGS -DGPUCOURSE_STUDENT_RUNNER -I$H -o $B/runner-$k $H/runner.cu $H/protocol.cu $H/sandbox.c $H/counters.cu $H/modules.cu $H/kinds/$k.cu -lcuda -ldl"
+        echo "nvcc $FLAGS -I$H -o $B/harness-$k $H/main.cu $H/runner.cu $H/protocol.cu $H/rules.c $H/sandbox.c $H/seccomp.c $H/counters.cu $H/modules.cu $H/kinds/$k.cu $H/neighbours.c -lcuda -ldl -Xlinker=--as-needed -lcublas -lcublasLt"
+        echo "nvcc $FLAGS -DGPUCOURSE_STUDENT_RUNNER -I$H -o $B/runner-$k $H/runner.cu $H/protocol.cu $H/sandbox.c $H/seccomp.c $H/counters.cu $H/modules.cu $H/kinds/$k.cu -lcuda -ldl"
     done
     for f in "$D"/src/*.cu; do
         echo "nvcc $FLAGS -shared -Xcompiler -fPIC -o $B/$(basename "$f" .cu).so $f -Xlinker=--as-needed -lcuda"

@@ -10,7 +10,7 @@ d=${SMOKE_DIR:-/tmp/smoke}
 mkdir -p "$d"
 F="-O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -cudart shared -Xlinker=-rpath=/usr/local/cuda/lib64"
 # the files of grader/grader.c's judge_files and runner_files (main.cu #includes judge/*.cu)
-H="harness/runner.cu harness/protocol.cu harness/sandbox.c harness/counters.cu harness/modules.cu harness/kinds/$k.cu"
+H="harness/runner.cu harness/protocol.cu harness/sandbox.c harness/seccomp.c harness/counters.cu harness/modules.cu harness/kinds/$k.cu"
 nvcc $F -Iharness -o "$d/harness-$k" harness/main.cu harness/rules.c harness/neighbours.c $H -lcuda -ldl \
     -Xlinker=--as-needed -lcublas -lcublasLt &
 nvcc $F -Iharness -DGPUCOURSE_STUDENT_RUNNER -o "$d/runner-$k" $H -lcuda -ldl &
