@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "checks.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,12 +129,48 @@ void grade_check_loaded(GradeResult *r, const Exercise *e, const StrList *cubins
                     foreign + 1, m->loaded, m->bytes[foreign], m->path[foreign]);
 }
 
+/* How long cuobjdump may take to unpack one file. */
+enum { EXTRACT_TIMEOUT_S = 120 };
+
+/* Extracts every cubin of `file` (cuobjdump -xelf all, in the compiler's
+ * box: toolchain_cuobjdump) into the empty directory dir and adds their
+ * paths to out. 0; 1 when the file holds no device code; -1 with error
+ * set. */
+static int extract(const Toolchain *t, const char *file, const char *dir, StrList *out) {
+    const char *args[] = {"-xelf", "all", NULL};
+    ProcResult res;
+    if (toolchain_cuobjdump(t, args, file, dir, EXTRACT_TIMEOUT_S, 4096, &res) < 0) return -1;
+    int rc = 0;
+    int first_line = (int)strcspn(res.output, "\n");
+    if (res.interrupted) rc = error("cuobjdump was interrupted");
+    else if (res.timed_out) rc = error("cuobjdump did not finish in %d s", EXTRACT_TIMEOUT_S);
+    else if (!res.exited) rc = error("cuobjdump was killed by signal %d (%s)", res.signal, strsignal(res.signal));
+    else if (res.exit_code != 0 && strstr(res.output, "does not contain device code")) rc = 1;
+    else if (res.exit_code != 0)
+        rc = error("cuobjdump -xelf could not unpack %s (exit code %d)%s%.*s", file, res.exit_code,
+                   first_line ? ": " : "", first_line < 200 ? first_line : 200, res.output);
+    proc_result_free(&res);
+    if (rc != 0) return rc;
+    DIR *d = opendir(dir);
+    if (!d) return error("cannot read %s: %s", dir, strerror(errno));
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 6 && !strcmp(e->d_name + len - 6, ".cubin")) {
+            char *path = path_join(dir, e->d_name);
+            strlist_add(out, path);
+            free(path);
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
 /* Adds the cubins of `file` (a directory of its own under dir) to out. A
  * file without device code adds none; -1 with error set. */
-static int extract_into(const char *cuobjdump, const char *file, const char *dir, int k, StrList *out) {
+static int extract_into(const Toolchain *t, const char *file, const char *dir, int k, StrList *out) {
     char *sub = xprintf("%s/%d", dir, k);
     int rc = make_dirs(sub);
-    if (rc == 0) rc = loaded_extract(cuobjdump, file, sub, out) < 0 ? -1 : 0;
+    if (rc == 0) rc = extract(t, file, sub, out) < 0 ? -1 : 0;
     free(sub);
     return rc;
 }
@@ -163,14 +200,14 @@ void check_loaded(const Toolchain *t, const Exercise *e, const char *student_so,
                                "the CUDA Toolkit (package cuda-cuobjdump-X-Y)");
     else if (!mkdtemp(dir)) rc = error("cannot make a directory in %s: %s", w->build, strerror(errno));
     else {
-        rc = extract_into(cuobjdump, student_so, dir, nsub++, &cubins);
-        if (rc == 0) rc = extract_into(cuobjdump, parts->runner, dir, nsub++, &cubins);
+        rc = extract_into(t, student_so, dir, nsub++, &cubins);
+        if (rc == 0) rc = extract_into(t, parts->runner, dir, nsub++, &cubins);
         if (rc == 0 && loaded_foreign(&r->loaded, &cubins) >= 0) {
             char *cupti = toolchain_cupti(t);
             char *cudart = t->cuda_home ? xprintf("%s/lib64/libcudart.so", t->cuda_home) : NULL;
             const char *runtime[] = {cupti, cudart};
             for (size_t i = 0; i < ARRAY_SIZE(runtime); i++) /* a library that cannot be unpacked adds none */
-                if (runtime[i] && file_exists(runtime[i])) extract_into(cuobjdump, runtime[i], dir, nsub++, &cubins);
+                if (runtime[i] && file_exists(runtime[i])) extract_into(t, runtime[i], dir, nsub++, &cubins);
             free(cupti);
             free(cudart);
         }

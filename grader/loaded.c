@@ -1,20 +1,16 @@
 #define _GNU_SOURCE
 #include "loaded.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../src/proc.h"
 
 /* The most a module or a cubin may have: what a runner keeps of all its
  * modules together (harness/modules.h), and more than any library the
  * grader reads (libscan's 128 MiB). */
 enum { MODULE_LIMIT = 128 << 20 };
-/* How long cuobjdump may take to unpack one file. */
-enum { EXTRACT_TIMEOUT_S = 120 };
 
 bool loaded_parse_line(LoadedModules *m, const char *key, const char *rest) {
     if (!strcmp(key, "modules")) {
@@ -88,32 +84,3 @@ int loaded_foreign(const LoadedModules *m, const StrList *cubins) {
     return -1;
 }
 
-int loaded_extract(const char *cuobjdump, const char *file, const char *dir, StrList *out) {
-    const char *argv[] = {cuobjdump, "-xelf", "all", file, NULL};
-    ProcSpec spec = {.argv = argv, .dir = dir, .timeout_s = EXTRACT_TIMEOUT_S, .capture_limit = 4096};
-    ProcResult res;
-    if (proc_run(&spec, &res) < 0) return -1;
-    int rc = 0;
-    int first_line = (int)strcspn(res.output, "\n");
-    if (res.interrupted) rc = error("cuobjdump was interrupted");
-    else if (res.timed_out) rc = error("cuobjdump did not finish in %d s", EXTRACT_TIMEOUT_S);
-    else if (!res.exited) rc = error("cuobjdump was killed by signal %d (%s)", res.signal, strsignal(res.signal));
-    else if (res.exit_code != 0 && strstr(res.output, "does not contain device code")) rc = 1;
-    else if (res.exit_code != 0)
-        rc = error("cuobjdump -xelf could not unpack %s (exit code %d)%s%.*s", file, res.exit_code,
-                   first_line ? ": " : "", first_line < 200 ? first_line : 200, res.output);
-    proc_result_free(&res);
-    if (rc != 0) return rc;
-    DIR *d = opendir(dir);
-    if (!d) return error("cannot read %s: %s", dir, strerror(errno));
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len > 6 && !strcmp(e->d_name + len - 6, ".cubin")) {
-            char *path = path_join(dir, e->d_name);
-            strlist_add(out, path);
-            free(path);
-        }
-    }
-    closedir(d);
-    return 0;
-}

@@ -44,9 +44,4 @@ bool loaded_complete(const LoadedModules *m);
  * cannot be read. */
 int loaded_foreign(const LoadedModules *m, const StrList *cubins);
 
-/* Extracts every cubin of `file` (cuobjdump -xelf all) into the empty
- * directory dir and adds their paths to out. 0; 1 when the file holds no
- * device code; -1 with error set. */
-int loaded_extract(const char *cuobjdump, const char *file, const char *dir, StrList *out);
-
 #endif

@@ -410,11 +410,12 @@ static void toolkit_dirs(const Toolchain *t, StrList *dirs) {
 /* Everything nvcc and its programs may read (toolchain_confined): the
  * system's, the toolkit's, the host compiler's, and the directories of the
  * sources and include_dir. */
+/* The loader's cache, the shell, binutils, gcc's programs, libraries and headers. */
+static const char *const system_dirs[] = {"/usr/bin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
+                                          "/usr/libexec", "/usr/include", "/usr/local/include", "/bin",
+                                          "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache"};
+
 static void box_reads(const Toolchain *t, const char *const *sources, const char *include_dir, StrList *dirs) {
-    /* the loader's cache, the shell, binutils, gcc's programs, libraries and headers */
-    static const char *const system_dirs[] = {"/usr/bin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
-                                              "/usr/libexec", "/usr/include", "/usr/local/include", "/bin",
-                                              "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache"};
     for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) strlist_add(dirs, system_dirs[i]);
     toolkit_dirs(t, dirs);
     /* the host compiler that nvcc runs (gcc and g++ from PATH, or NVCC_CCBIN's),
@@ -904,16 +905,64 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
     return rc;
 }
 
-int toolchain_sass(const Toolchain *t, const char *file, char **sass) {
-    *sass = NULL;
+int toolchain_cuobjdump(const Toolchain *t, const char *const *args, const char *file, const char *out_dir,
+                        int timeout_s, size_t capture_limit, ProcResult *res) {
+    memset(res, 0, sizeof *res);
     char *cuobjdump = toolchain_tool(t, "cuobjdump");
     if (!cuobjdump) return error("cuobjdump not found");
-    const char *argv[] = {cuobjdump, "-sass", file, NULL};
-    ProcSpec spec = {.argv = argv, .timeout_s = SASS_TIMEOUT_S, .capture_limit = SASS_LIMIT};
-    ProcResult res;
-    int rc = proc_run(&spec, &res);
+    /* its temporary files in a directory of its own (the prefix of nvcc's, which
+     * sweep_work_dirs clears when a killed gpucourse left one) */
+    char *base = work_base(file), *prefix = work_prefix();
+    char *work = xprintf("%s/%s%ld.XXXXXX", base, prefix, (long)getpid());
+    free(base);
+    free(prefix);
+    if (!mkdtemp(work)) {
+        int rc = error("cannot create a directory for cuobjdump: %s", strerror(errno));
+        free(work);
+        free(cuobjdump);
+        return rc;
+    }
+    StrList reads = {0};
+    for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) strlist_add(&reads, system_dirs[i]);
+    toolkit_dirs(t, &reads);
+    char *real_tool = realpath(cuobjdump, NULL), *real_file = realpath(file, NULL);
+    if (real_tool) { /* nvdisasm, which it runs, lies beside it */
+        char *tool_dir = path_dirname(real_tool);
+        strlist_add(&reads, tool_dir);
+        free(tool_dir);
+    }
+    if (real_file) strlist_add(&reads, real_file); /* else cuobjdump says it cannot open it */
+    const char **read_paths = strlist_argv(&reads);
+    const char *makes[] = {work, out_dir, NULL};
+    SandboxSpec box = {.read_paths = read_paths, .make_paths = makes};
+    const char *argv[8];
+    int n = 0;
+    argv[n++] = cuobjdump;
+    for (int i = 0; args[i] && n < 6; i++) argv[n++] = args[i];
+    argv[n++] = file;
+    argv[n] = NULL;
+    char *tmpdir_env = xprintf("TMPDIR=%s", work);
+    const char *env[] = {tmpdir_env, NULL};
+    ProcSpec spec = {.argv = argv, .env = env, .dir = out_dir ? out_dir : work, .confine = enter_box,
+                     .confine_ctx = &box, .timeout_s = timeout_s, .capture_limit = capture_limit};
+    int rc = proc_run(&spec, res);
+    remove_work_dir(AT_FDCWD, work);
+    free(tmpdir_env);
+    free(read_paths);
+    strlist_free(&reads);
+    free(real_tool);
+    free(real_file);
+    free(work);
     free(cuobjdump);
-    if (rc < 0) return -1;
+    return rc;
+}
+
+int toolchain_sass(const Toolchain *t, const char *file, char **sass) {
+    *sass = NULL;
+    const char *args[] = {"-sass", NULL};
+    ProcResult res;
+    if (toolchain_cuobjdump(t, args, file, NULL, SASS_TIMEOUT_S, SASS_LIMIT, &res) < 0) return -1;
+    int rc = 0;
     int first_line = (int)strcspn(res.output, "\n");
     if (res.interrupted) rc = error("cuobjdump was interrupted");
     else if (res.timed_out) rc = error("cuobjdump did not finish in %d s", SASS_TIMEOUT_S);

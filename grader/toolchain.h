@@ -161,6 +161,17 @@ char *toolchain_cupti(const Toolchain *t);
 /* "nvcc" -> full path of a CUDA tool (nvcc's directory first, then PATH). */
 char *toolchain_tool(const Toolchain *t, const char *name);
 
+/* cuobjdump ARGS FILE, where FILE may be a student's library (its bytes
+ * are theirs, and cuobjdump parses them): in the compiler's box, reading
+ * the system's programs and libraries, the toolkit, the directory of the
+ * cuobjdump found (nvdisasm beside it) and FILE alone; writing only into
+ * out_dir (its working directory; NULL: nowhere) and a directory of its own
+ * for its temporary files (TMPDIR: -sass hands nvdisasm the cubins there,
+ * never in a shared /tmp), removed after. 0 with *res as proc_run's; -1
+ * with error set when cuobjdump is not found or cannot start. */
+int toolchain_cuobjdump(const Toolchain *t, const char *const *args, const char *file, const char *out_dir,
+                        int timeout_s, size_t capture_limit, ProcResult *res);
+
 /* The machine code of a compiled file (cuobjdump -sass) in *sass. Returns
  * -1 with error set saying why not: cuobjdump is missing, failed, did not
  * finish in time, or was interrupted (proc_take_interrupted() says so);

@@ -20,8 +20,10 @@ TOOLKIT_CUOBJDUMP=$(dirname "$(dirname "$(realpath "$NVCC")")")/bin/cuobjdump
 mkdir -p "$T/bin"
 printf '#!/bin/sh\n[ "$1" = -sass ] || exit 1\ncat "$SASS"\n' >"$T/bin/cuobjdump" && chmod +x "$T/bin/cuobjdump"
 WITH_CUOBJDUMP=$T/bin:$PATH
-# the stand-in's output for each file, when it is the one run
-export SASS=$PWD/tests/data/sass_ex23_stub.txt
+# the stand-in's output for each file, when it is the one run: beside it, since cuobjdump runs in
+# the compiler's box (it reads the system, the toolkit, its own directory and the library alone)
+cp tests/data/sass_ex23_stub.txt tests/data/sass_ex23_no_mma.txt "$T/bin/"
+export SASS=$T/bin/sass_ex23_stub.txt
 no_mma() { sed 's/^        mma_16816(d, a, b);/        d[0] = (float)a[0];/' "$STUB" >"$F" && ! grep -q '^        mma_16816(d, a, b);' "$F"; }
 # json EXPR: a Python assertion on the last code_is's JSON result (r)
 json() { python3 -c "import json; r = json.load(open('$T/got'))['results'][0]; assert $1, r" || { cat "$T/got"; return 1; }; }
@@ -35,14 +37,14 @@ t_stub_checked() { cp "$STUB" "$F" && code_is 77 env PATH="$WITH_CUOBJDUMP" "$GC
     [ -z "$(progress_of ex23)" ]; }
 check "no GPU: the stub's machine code has HMMA: skipped (77), saying what was checked; not an attempt" t_stub_checked
 
-t_no_hmma() { no_mma && SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 &&
+t_no_hmma() { no_mma && SASS=$T/bin/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 &&
     has_text "^FAIL ex23: requirement not met: your machine code has no HMMA instruction: a tensor-core" &&
     has_text "found in your compiled code alone: nothing ran (no GPU: GPUCOURSE_NO_GPU is set), so whether its answer is right is not known yet$" &&
-    SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 --format json &&
+    SASS=$T/bin/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" grade ex23 --format json &&
     json "r['verdict'] == 'requirement_not_met' and r['exit_code'] == 5 and r['static_checks'] == {'libraries': 'passed', 'machine_code': 'failed'}" &&
     progress_of ex23 | grep -q '^    attempts: 2$' && progress_of ex23 | grep -q '^    status: compiles$' &&
     progress_of ex23 | grep -q '^    last_verdict: requirement_not_met$' &&
-    SASS=$PWD/tests/data/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" why ex23 &&
+    SASS=$T/bin/sass_ex23_no_mma.txt code_is 5 env PATH="$WITH_CUOBJDUMP" "$GC" why ex23 &&
     has_text "^why ex23: no diagnosis: nothing of yours ran: the verdict is your compiled code's alone"; }
 check "no GPU: the mma call removed: requirement not met (5), an attempt (status compiles, not correct); why runs nothing" t_no_hmma
 

@@ -1078,13 +1078,21 @@ static void test_sass_tool_failures_are_said(void **state) {
     free(put_tool(dir, "cuobjdump", "#!/bin/sh\nkill -SEGV $$\n"));
     assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
     assert_non_null(strstr(last_error(), "cuobjdump was killed by signal 11"));
-    char *script = xprintf("#!/bin/sh\nkill -INT %d; sleep 5\n", (int)getpid());
-    free(put_tool(dir, "cuobjdump", script));
+    /* a Ctrl-C while it runs, from outside: the box lets cuobjdump signal nothing of ours */
+    free(put_tool(dir, "cuobjdump", "#!/bin/sh\nsleep 5\n"));
     proc_take_interrupted();
+    pid_t ctrl_c = fork();
+    if (ctrl_c == 0) {
+        usleep(300 * 1000);
+        kill(getppid(), SIGINT);
+        _exit(0);
+    }
     assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), -1);
+    waitpid(ctrl_c, NULL, 0);
     assert_string_equal(last_error(), "cuobjdump was interrupted");
     assert_true(proc_take_interrupted());
-    free(put_tool(dir, "cuobjdump", "#!/bin/sh\nhead -c 17000000 /dev/zero | tr '\\0' x\n"));
+    /* (cuobjdump reads nothing but its file: no /dev/zero in the box) */
+    free(put_tool(dir, "cuobjdump", "#!/bin/sh\nyes xxxxxxxxxxxxxxx | head -c 17000000\n"));
     assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), SASS_TOO_LARGE); /* never read in part */
     assert_null(sass);
     assert_string_equal(last_error(), "its machine code is more than 16 MiB as text");
@@ -1092,9 +1100,27 @@ static void test_sass_tool_failures_are_said(void **state) {
     assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), 0);
     assert_non_null(strstr(sass, "HMMA.16816"));
     free(sass);
+    /* cuobjdump parses the student's bytes, so it runs in the compiler's box: it reads
+     * its file, and writes into a directory of its own only (no shared /tmp) */
+    if (toolchain_confined(NULL, 0)) {
+        char *outside = tmpdir_new(), *secret = path_join(outside, "secret"), *planted = path_join(outside, "planted");
+        put_file(outside, "secret", "the instructor's key\n");
+        char *escape = xprintf("#!/bin/sh\ncat '%s'; echo x >'%s'; echo \"tmp $TMPDIR\"; touch \"$TMPDIR/t\" && echo tmp-ok\n",
+                               secret, planted);
+        free(put_tool(dir, "cuobjdump", escape));
+        assert_int_equal(toolchain_sass(&t, "/nonexistent.so", &sass), 0);
+        assert_null(strstr(sass, "the instructor's key"));
+        assert_false(file_exists(planted));
+        assert_non_null(strstr(sass, "tmp-ok"));
+        assert_non_null(strstr(sass, "/gpucourse-nvcc."));
+        free(sass);
+        free(escape);
+        free(secret);
+        free(planted);
+        tmpdir_remove(outside);
+    }
     setenv("PATH", old_path, 1);
     free(old_path);
-    free(script);
     tmpdir_remove(dir);
 }
 
