@@ -126,7 +126,12 @@ asan:
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz:
 	$(MAKE) B=build-fuzz CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)' \
-	    LDFLAGS='-fsanitize=fuzzer $(FUZZ_SAN)' YAML_LIBS=-lyaml build-fuzz/fuzz_course build-fuzz/fuzz_progress
+	    LDFLAGS='-fsanitize=fuzzer $(FUZZ_SAN)' YAML_LIBS=-lyaml build-fuzz/fuzz_course build-fuzz/fuzz_progress \
+	    build-fuzz/fuzz_libscan
+
+# the student's library as libscan reads it (bytes they choose)
+$(B)/fuzz_libscan: $(B)/fuzz/fuzz_libscan.o $(B)/grader/libscan.o $(B)/src/util.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(B)/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/src/util.o $(B)/src/yamlguard.o $(B)/src/course.o $(B)/src/progress.o
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)

@@ -8,13 +8,15 @@
 secs=${1:-60}
 cd "$(dirname "$0")/.." || exit 1
 mkdir -p build-fuzz/artifacts
-echo "1..2"
+echo "1..3"
 n=0 fail=0
-for t in course progress; do
+for t in course progress libscan; do
     n=$((n + 1))
     work=$(mktemp -d)
     log=build-fuzz/fuzz_$t.log
-    if build-fuzz/fuzz_$t -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -dict=fuzz/yaml.dict \
+    dict=-dict=fuzz/yaml.dict
+    [ $t = libscan ] && dict=-dict=fuzz/elf.dict # a student's library, not YAML
+    if build-fuzz/fuzz_$t -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 $dict \
         -artifact_prefix=build-fuzz/artifacts/$t- -print_final_stats=1 "$work" fuzz/corpus/$t >"$log" 2>&1; then
         stats=$(grep -m1 'DONE ' "$log" | sed 's/^#\([0-9]*\)[[:space:]]*DONE[[:space:]]*/\1 execs, /')
         echo "ok $n - fuzz_$t: $secs s, $stats"
