@@ -257,6 +257,19 @@ int class_freeze_roster(const Roster *r, const char *run, const char *path) {
 
 /* ------------------------------------------------------------ sources as compiled */
 
+/* The student's file as it is, read on the grading user's account, only
+ * where the compiler's box would read it: a regular file in its exercise
+ * directory, or a link to one there. A link elsewhere (a key of the
+ * grading user's) is not read; a pipe would keep the preprocessor waiting
+ * for the compile's bound, 300 s a student and exercise. NULL otherwise. */
+static char *exercise_text(const char *source) {
+    char *dir = path_dirname(source), *real_dir = realpath(dir, NULL), *real = realpath(source, NULL);
+    char *real_parent = real ? path_dirname(real) : NULL;
+    char *text = real_dir && real_parent && !strcmp(real_dir, real_parent) ? read_regular_file(real, NULL) : NULL;
+    free(dir), free(real_dir), free(real), free(real_parent);
+    return text;
+}
+
 /* What the similarity of two sources is computed on: the source as the
  * compiler read it (nvcc -E, in the compiler's box), less the toolkit's and
  * the system's headers (toolchain_own_text), so that what an #include
@@ -264,9 +277,9 @@ int class_freeze_roster(const Roster *r, const char *run, const char *path) {
  * The file as it is when it does not preprocess (an #include the box
  * refused, a broken directive: it does not compile either), or where nvcc
  * is missing. Kept in `keep` (written, or removed when there is no file);
- * NULL: no file. */
+ * NULL: no file, or none the compiler's box would read (exercise_text). */
 static char *compiled_text(const Toolchain *t, const char *source, const char *keep) {
-    char *text = read_file(source, NULL);
+    char *text = exercise_text(source);
     if (!text) {
         unlink(keep);
         return NULL;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -533,6 +534,12 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     g.launch.wait_s = launch_wait_s;
     double step = trace_step(&r->trace, "find nvcc (nvcc --version), read settings", start);
     if (interrupted(r)) goto out;
+    struct stat st;
+    if (!file_exists(student_cu) && stat(student_cu, &st) == 0) { /* a pipe would keep the compiler waiting */
+        grade_set_verdict(r, V_SETUP_ERROR, "your file '%s' is not a regular file (a pipe, a device or a directory): "
+                    "'gpucourse reset %s' brings back the stub", student_cu, e->id);
+        goto out;
+    }
     if (!file_exists(student_cu)) {
         grade_set_verdict(r, V_SETUP_ERROR, "your file '%s' is missing: 'gpucourse reset %s' brings back the stub",
                     student_cu, e->id);

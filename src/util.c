@@ -168,15 +168,13 @@ static char *refuse_large(const char *path, uintmax_t size, size_t max, size_t *
 
 char *read_file(const char *path, size_t *len) { return read_file_max(path, FILE_SIZE_LIMIT, len); }
 
-char *read_file_max(const char *path, size_t max, size_t *len) {
-    if (len) *len = 0;
-    struct stat st;
-    int fd = open_to_read(path, &st);
-    if (fd < 0) return NULL;
+/* What fd (open to read, st its fstat) holds, at most max bytes; fd closed
+ * here. */
+static char *read_open(int fd, const struct stat *st, const char *path, size_t max, size_t *len) {
     /* before any read: a sparse 30 GB file costs nothing to look at, everything to read */
-    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+    if (S_ISREG(st->st_mode) && (uintmax_t)st->st_size > max) {
         close(fd);
-        return refuse_large(path, (uintmax_t)st.st_size, max, len);
+        return refuse_large(path, (uintmax_t)st->st_size, max, len);
     }
     StrBuf sb = {0};
     char chunk[65536];
@@ -199,6 +197,27 @@ char *read_file_max(const char *path, size_t max, size_t *len) {
     }
     if (len) *len = sb.len;
     return sb_take(&sb);
+}
+
+char *read_file_max(const char *path, size_t max, size_t *len) {
+    if (len) *len = 0;
+    struct stat st;
+    int fd = open_to_read(path, &st);
+    if (fd < 0) return NULL;
+    return read_open(fd, &st, path, max, len);
+}
+
+char *read_regular_file(const char *path, size_t *len) {
+    if (len) *len = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    const char *why = fd < 0 || fstat(fd, &st) < 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
+    if (why) {
+        error("cannot read '%s': %s", path, why);
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    return read_open(fd, &st, path, FILE_SIZE_LIMIT, len);
 }
 
 bool file_exists(const char *path) {
