@@ -363,18 +363,23 @@ int class_clear_others(const ClassOptions *o, const Roster *r) {
 
 /* The student's attempts, read from a copy of their progress file: a
  * damaged one is moved aside and rewritten by progress_load, which must
- * happen to the copy, never to the student's. */
+ * happen to the copy, never to the student's. Only a regular file of
+ * theirs is copied (read_regular_file): a link to a file of the TA's
+ * would be read on the TA's account and kept in OUT. */
 static void read_attempts(const ClassOptions *o, const Student *s, const Exercise *const *es, int n, int *attempts) {
     char *progress = path_join(s->path, "progress.yaml"), *label = build_label(s);
     char *copy = xprintf("%s/build/%s-progress.yaml", o->out, label);
+    size_t len = 0;
+    char *text = read_regular_file(progress, &len);
     Progress p;
-    if (file_exists(progress) && copy_file(progress, copy) == 0 && progress_load(copy, &p) == 0) {
+    if (text && write_file_atomic(copy, text, len) == 0 && progress_load(copy, &p) == 0) {
         for (int i = 0; i < n; i++) {
             const ExProgress *x = progress_find(&p, es[i]->id);
             attempts[i] = x ? x->attempts : 0;
         }
         progress_free(&p);
     }
+    free(text);
     free(progress);
     free(label);
     free(copy);

@@ -165,12 +165,14 @@ t_no_gpu() {
 }
 check "class grade with no GPU: 'no GPU: nothing was run' (exit 77), graded skipped, no ratio" t_no_gpu
 
-# --- a student's file that is a pipe, or a link out of their directory: the TA's
-# run neither waits on the one (the compiler's bound, 300 s a file) nor reads the other
+# --- a student's file that is a pipe, or a link out of their directory (their exercise, their
+# progress.yaml): the TA's run neither waits on the one (the compiler's bound, 300 s a file) nor
+# reads the other
 ws "$T/cpipe/pat" && ws "$T/cpipe/lee" && ws "$T/cpipe/kim"
 rm "$(ex01 "$T/cpipe/pat")" && mkfifo "$T/cpipe/pat/exercises/ex01_vector_add.cu"
 echo "the TA's key" >"$T/cpipe/secret" && rm "$(ex01 "$T/cpipe/lee")" &&
-    ln -s "$T/cpipe/secret" "$T/cpipe/lee/exercises/ex01_vector_add.cu"
+    ln -s "$T/cpipe/secret" "$T/cpipe/lee/exercises/ex01_vector_add.cu" &&
+    rm -f "$T/cpipe/lee/progress.yaml" && ln -s "$T/cpipe/secret" "$T/cpipe/lee/progress.yaml"
 printf 'pat pat
 lee lee
 kim kim
@@ -184,7 +186,7 @@ t_pipe_and_link() {
         [ "$(row "$T/gpipe/gradebook.csv" lee ex01)" = compile_error ] && [ "$(row "$T/gpipe/gradebook.csv" kim graded)" = skipped ] &&
         ! grep -rq "the TA's key" "$T/gpipe" || { cat "$T/got" "$T/goterr"; grep -rl "the TA's key" "$T/gpipe"; return 1; }
 }
-check "a student's file that is a pipe (setup error) or a link to the TA's key (compile error): graded at once, the key read nowhere" t_pipe_and_link
+check "a student's file that is a pipe (setup error) or a link to the TA's key (compile error; progress.yaml too): graded at once, the key read nowhere" t_pipe_and_link
 
 # --- item 12: a full disk is the machine's setup error, never a compile error
 t_disk_full() {
