@@ -290,6 +290,21 @@ static bool refused_is_the_file(const char *refused, const char *file) {
     return slash && !strchr(slash + 1, '/') && !strcmp(slash + 1, file) && refused[0] != '/' && refused[0] != '.';
 }
 
+/* Whether the student's file, links followed, lies in their workspace
+ * (*real: where it lies, malloc'd). The compiler's box reads the directory
+ * the file really is in: an exercises/ linked to the course's installed
+ * solutions, or to a classmate's, would have it compile someone else's
+ * file as theirs (a classroom CI grading the student's repository, class
+ * grade a class's). */
+static bool in_workspace(const Workspace *w, const char *file, char **real) {
+    char *root = realpath(w->root, NULL);
+    *real = realpath(file, NULL);
+    size_t n = root ? strlen(root) : 0;
+    bool in = root && *real && (!strcmp(root, "/") || (!strncmp(*real, root, n) && (*real)[n] == '/'));
+    free(root);
+    return in;
+}
+
 /* Compiles the student's file into student_so, streaming nvcc's output;
  * sets the verdict when it does not compile. */
 static bool compile_student(const Toolchain *t, const Exercise *e, const char *student_cu, const char *student_so,
@@ -545,6 +560,16 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
                     student_cu, e->id);
         goto out;
     }
+    char *real = NULL;
+    if (!(o && o->source) && !in_workspace(w, student_cu, &real)) {
+        grade_set_verdict(r, V_COMPILE_ERROR,
+                    "%s is, through a link, %s, outside your workspace (%s): only your own files are graded, and the "
+                    "compiler reads nothing else",
+                    e->file, real ? real : "a file that cannot be found", w->root);
+        free(real);
+        goto out;
+    }
+    free(real);
 
     phase(o, "compiling");
     double t0 = now_seconds();

@@ -149,13 +149,25 @@ t_include_classmate() {
         refused "$T/bob/exercises/ex01_vector_add.cu" &&
         include_in_ex01 "$PWD/solutions/ex01_vector_add.cu" && code_is 3 "$GC" grade ex01 &&
         refused "$PWD/solutions/ex01_vector_add.cu" || return 1
+    # a link out of the workspace: refused before nvcc, saying where it leads
     rm -f "$E1" && ln -s "$T/bob/exercises/ex01_vector_add.cu" "$E1" && code_is 3 "$GC" grade ex01 &&
+        has_text "ex01_vector_add.cu is, through a link, .*outside your workspace" || { rm -f "$E1"; return 1; }
+    # a link to elsewhere in the workspace: the compiler's box reads the exercise directory only
+    mkdir -p "$T/ws/elsewhere" && cp solutions/ex01_vector_add.cu "$T/ws/elsewhere/" &&
+        rm -f "$E1" && ln -s "$T/ws/elsewhere/ex01_vector_add.cu" "$E1" && code_is 3 "$GC" grade ex01 &&
         has_text "ex01_vector_add.cu is a link to a file outside your exercise directory, which the compiler may not read"
     rc=$?
     rm -f "$E1"
+    [ $rc = 0 ] || return 1
+    # the whole exercises/ linked to the course's solutions (a classroom CI grading the student's
+    # repository where gpucourse is installed): the reference is never compiled as theirs
+    mv "$T/ws/exercises" "$T/ws/exercises.mine" && ln -s "$PWD/solutions" "$T/ws/exercises" &&
+        code_is 3 "$GC" grade ex01 && has_text "ex01_vector_add.cu is, through a link, $PWD/solutions/ex01_vector_add.cu, outside"
+    rc=$?
+    rm -f "$T/ws/exercises" && mv "$T/ws/exercises.mine" "$T/ws/exercises"
     return $rc
 }
-check "an #include of a classmate's exercise or of the course's solution, or a link to one: a compile error naming the rule" t_include_classmate
+check "an #include of a classmate's exercise or of the course's solution, or a link to one, or exercises/ linked to the solutions: a compile error naming the rule" t_include_classmate
 t_confined_compile() {
     cp exercises/ex01_vector_add.cu "$E1" && echo '#define MINE 1' >"$T/ws/exercises/mine.h" &&
         sed -i '1i #include "mine.h"' "$E1" && code_is 77 "$GC" grade ex01 --format json &&
