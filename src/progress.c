@@ -397,11 +397,31 @@ char *create_stamped_file(const char *prefix) {
     return NULL;
 }
 
+/* Whether `target`, reached through a link from `path`, lies in path's
+ * directory or below it: realpaths compared. */
+static bool beside(const char *path, const char *target) {
+    char *home = path_dirname(path), *dir = path_dirname(target);
+    char *real_home = realpath(home, NULL), *real_dir = realpath(dir, NULL);
+    size_t n = real_home ? strlen(real_home) : 0;
+    bool in = real_home && real_dir &&
+              (!strncmp(real_dir, real_home, n) && (real_dir[n] == '\0' || real_dir[n] == '/' || n == 1));
+    free(home), free(dir), free(real_home), free(real_dir);
+    return in;
+}
+
 char *progress_target(const char *path) {
     char *p = xstrdup(path);
     for (int hops = 0; hops < 40; hops++) {
         char link[4096];
         ssize_t n = readlink(p, link, sizeof link - 1);
+        if (n < 0 && hops > 0 && !beside(path, p)) {
+            /* what it reads, moves aside when damaged and writes would be a file of whoever runs
+             * gpucourse, chosen by whoever made the link (a classroom CI grading a repository) */
+            error("progress file '%s' is a link to '%s', outside its workspace: progress is kept in the "
+                  "workspace (to keep it elsewhere, make the workspace there)", path, p);
+            free(p);
+            return NULL;
+        }
         if (n < 0) return p; /* not a link (or absent): p itself */
         link[n] = '\0';
         char *dir = path_dirname(p);

@@ -56,7 +56,8 @@ int progress_save(const char *path, const Progress *p);
 void progress_free(Progress *p);
 
 /* The file that is read and written for path: its symlinks followed, also to
- * a target not yet written (malloc'd; NULL, error set, on a symlink loop). */
+ * a target not yet written, within path's directory and below it (malloc'd;
+ * NULL, error set, on a symlink loop or a link out of that directory). */
 char *progress_target(const char *path);
 
 /* The entry for id, or NULL. */

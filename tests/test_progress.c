@@ -342,6 +342,32 @@ static void test_save_through_symlink(void **state) {
     tmpdir_remove(dir);
 }
 
+/* progress.yaml -> a file outside its workspace (a repository a classroom CI
+ * grades, linking to the CI account's files): neither read, nor moved
+ * aside as damaged, nor written. */
+static void test_link_out_of_workspace(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    put_file(dir, "ws/exercises/.keep", "");
+    put_file(dir, "home/.ssh/authorized_keys", "ssh-ed25519 AAAA the CI account's key\n");
+    char *path = path_join(dir, "ws/progress.yaml"), *target = path_join(dir, "home/.ssh/authorized_keys");
+    assert_int_equal(symlink("../home/.ssh/authorized_keys", path), 0);
+    assert_int_equal(progress_update(path, add_attempt, "ex01", NULL), -1);
+    assert_non_null(strstr(last_error(), "outside its workspace"));
+    Progress p;
+    assert_int_equal(progress_load(path, &p), -1);
+    size_t len = 0;
+    char *kept = read_file(target, &len);
+    assert_string_equal(kept, "ssh-ed25519 AAAA the CI account's key\n"); /* as it was, where it was */
+    char *cmd = xprintf("ls '%s/home/.ssh' | grep -qv '^authorized_keys$'", dir);
+    assert_int_not_equal(system(cmd), 0); /* nothing moved aside beside it */
+    free(cmd);
+    free(kept);
+    free(target);
+    free(path);
+    tmpdir_remove(dir);
+}
+
 /* ------------------------------------------------------------ workspace */
 
 /* A course of one exercise, ex01_x.cu, and a workspace in dir/NAME. */
@@ -772,7 +798,7 @@ int main(void) {
         cmocka_unit_test(test_damaged_garbage),       cmocka_unit_test(test_damaged_structure),
         cmocka_unit_test(test_newer_version_is_left_alone), cmocka_unit_test(test_concurrent_writers),
         cmocka_unit_test(test_round_trip_awkward_values), cmocka_unit_test(test_bad_value_keeps_the_rest),
-        cmocka_unit_test(test_damaged_too_deep),      cmocka_unit_test(test_save_through_symlink),
+        cmocka_unit_test(test_damaged_too_deep),      cmocka_unit_test(test_save_through_symlink), cmocka_unit_test(test_link_out_of_workspace),
         cmocka_unit_test(test_reset_backups_concurrent), cmocka_unit_test(test_reset_backup_name_taken),
         cmocka_unit_test(test_open_removes_stale_temps), cmocka_unit_test(test_read_file_max),
         cmocka_unit_test(test_write_keeps_mode), cmocka_unit_test(test_repeated_exercise),
