@@ -265,7 +265,7 @@ int class_freeze_roster(const Roster *r, const char *run, const char *path) {
 static char *exercise_text(const char *source) {
     char *dir = path_dirname(source), *real_dir = realpath(dir, NULL), *real = realpath(source, NULL);
     char *real_parent = real ? path_dirname(real) : NULL;
-    char *text = real_dir && real_parent && !strcmp(real_dir, real_parent) ? read_regular_file(real, NULL) : NULL;
+    char *text = real_dir && real_parent && !strcmp(real_dir, real_parent) ? read_regular_file(real, FILE_SIZE_LIMIT, NULL) : NULL;
     free(dir), free(real_dir), free(real), free(real_parent);
     return text;
 }
@@ -370,7 +370,7 @@ static void read_attempts(const ClassOptions *o, const Student *s, const Exercis
     char *progress = path_join(s->path, "progress.yaml"), *label = build_label(s);
     char *copy = xprintf("%s/build/%s-progress.yaml", o->out, label);
     size_t len = 0;
-    char *text = read_regular_file(progress, &len);
+    char *text = read_regular_file(progress, FILE_SIZE_LIMIT, &len);
     Progress p;
     if (text && write_file_atomic(copy, text, len) == 0 && progress_load(copy, &p) == 0) {
         for (int i = 0; i < n; i++) {

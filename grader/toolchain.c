@@ -314,6 +314,8 @@ static char *work_base(const char *output) {
     char *base = NULL;
     if (plain_path(real)) {
         base = path_join(real, "tmp");
+        struct stat st; /* a link or a file there (a repository with its .build committed): a directory of ours */
+        if (lstat(base, &st) == 0 && !S_ISDIR(st.st_mode)) unlink(base);
         if (make_dirs(base) < 0) {
             free(base);
             base = NULL;
@@ -603,7 +605,8 @@ int toolchain_compile(const Toolchain *t, BuildTarget target, const char *const 
      * cannot write stops us before nvcc runs (NAME.tmp.PID: what
      * workspace_open clears when a killed gpucourse left it) */
     char *tmp_out = xprintf("%s.tmp.%ld", output, (long)getpid());
-    int out_fd = open(tmp_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    unlink(tmp_out); /* made anew, never through a link put there (a repository with a .build in it) */
+    int out_fd = open(tmp_out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (out_fd < 0) {
         char *dir = path_dirname(output);
         int rc = error("cannot write in '%s': %s", dir, strerror(errno));
@@ -870,7 +873,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
     /* one builder of an output at a time (check-course's workers, a class's
      * array tasks on one build directory): the next finds it built */
     char *lock_path = xprintf("%s.lock", output);
-    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     free(lock_path);
     if (lock >= 0) while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {}
     char *stamp_path = xprintf("%s.stamp", output);

@@ -437,7 +437,7 @@ char *progress_target(const char *path) {
 /* The lock that progress_update holds: an fd to close, or -1 (error set). */
 static int lock_progress(const char *path) {
     char *lock_path = xprintf("%s.lock", path);
-    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666); /* not through a link */
     if (fd < 0) {
         error("cannot open '%s': %s", lock_path, strerror(errno));
         free(lock_path);

@@ -207,7 +207,7 @@ char *read_file_max(const char *path, size_t max, size_t *len) {
     return read_open(fd, &st, path, max, len);
 }
 
-char *read_regular_file(const char *path, size_t *len) {
+char *read_regular_file(const char *path, size_t max, size_t *len) {
     if (len) *len = 0;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -217,7 +217,7 @@ char *read_regular_file(const char *path, size_t *len) {
         if (fd >= 0) close(fd);
         return NULL;
     }
-    return read_open(fd, &st, path, FILE_SIZE_LIMIT, len);
+    return read_open(fd, &st, path, max, len);
 }
 
 bool file_exists(const char *path) {

@@ -66,9 +66,9 @@ char *read_file(const char *path, size_t *len);
  * before anything is read, and the read stops past max bytes. A pipe with no
  * writer is read as empty rather than waited on. */
 char *read_file_max(const char *path, size_t max, size_t *len);
-/* read_file of a regular file only: a final link is not followed, and a pipe,
- * a device or a directory is refused (error set) without waiting on it. */
-char *read_regular_file(const char *path, size_t *len);
+/* read_file_max of a regular file only: a final link is not followed, and a
+ * pipe, a device or a directory is refused (error set) without waiting on it. */
+char *read_regular_file(const char *path, size_t max, size_t *len);
 /* Why a file of size bytes (0: not known, only that it went past max) is
  * refused: "the file has N bytes, more than the limit of 4 MiB" (malloc'd). */
 char *too_large_reason(uintmax_t size, size_t max);

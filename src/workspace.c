@@ -74,8 +74,10 @@ static void remove_stale_temps(const char *dir, const char *only) {
 static int claim_workspace(const Course *c, const Workspace *w) {
     char *path = path_join(w->root, ".course-id");
     size_t len = 0;
-    bool there = access(path, F_OK) == 0;
-    char *held = there ? read_file_max(path, 4096, &len) : NULL;
+    struct stat st;
+    bool there = lstat(path, &st) == 0;
+    /* not through a link: its first line would be shown as the course's id */
+    char *held = there ? read_regular_file(path, 4096, &len) : NULL;
     int rc = 0;
     if (held) {
         held[strcspn(held, "\n")] = '\0';
@@ -85,7 +87,7 @@ static int claim_workspace(const Course *c, const Workspace *w) {
                        w->root, held, c->id, c->id,
                        strcmp(c->id, COURSE_BUNDLED_ID) ? "~/gpucourse/courses/ID" : "~/gpucourse");
     } else if (there) {
-        rc = -1; /* said by read_file_max */
+        rc = -1; /* said by read_regular_file (a link, a pipe, too large) */
     } else {
         char *text = xprintf("%s\n", c->id);
         rc = write_file_atomic(path, text, strlen(text));
@@ -104,6 +106,25 @@ char *workspace_default_root(const char *id) {
     return xprintf("%s/gpucourse/courses/%s", home, id);
 }
 
+/* A directory of the workspace's own (exercises/, .build/, backups/), when
+ * it exists: it must lie in the workspace, links followed. One linked out of
+ * it would have gpucourse write there (stubs, builds, backups), a place
+ * chosen by whoever made the link: a repository that a classroom CI grades. */
+static int own_dir(const Workspace *w, const char *dir) {
+    struct stat st;
+    if (lstat(dir, &st) != 0) return 0; /* made below, in the workspace */
+    char *root = realpath(w->root, NULL), *real = realpath(dir, NULL);
+    size_t n = root ? strlen(root) : 0;
+    bool in = root && real && (!strcmp(root, "/") || (!strncmp(real, root, n) && (real[n] == '/' || !real[n])));
+    int rc = in && dir_exists(real) ? 0
+                                    : error("'%s' is a link to %s, outside the workspace '%s': gpucourse writes only "
+                                            "in the workspace (remove the link)",
+                                            dir, real ? real : "nothing that exists", w->root);
+    free(root);
+    free(real);
+    return rc;
+}
+
 int workspace_open(const Course *c, const char *option, Workspace *w) {
     memset(w, 0, sizeof *w);
     const char *env = getenv("GPUCOURSE_WORKSPACE");
@@ -116,7 +137,11 @@ int workspace_open(const Course *c, const char *option, Workspace *w) {
     w->build = path_join(w->root, ".build");
     w->backups = path_join(w->root, "backups");
     char *exercises = path_join(w->root, "exercises");
-    int rc = make_dirs(exercises);
+    int rc = make_dirs(w->root);
+    if (rc == 0) rc = own_dir(w, exercises);
+    if (rc == 0) rc = own_dir(w, w->build);
+    if (rc == 0) rc = own_dir(w, w->backups);
+    if (rc == 0) rc = make_dirs(exercises);
     if (rc == 0) rc = claim_workspace(c, w);
     if (rc == 0 && is_new && !option && !(env && *env) && strcmp(c->id, COURSE_BUNDLED_ID))
         fprintf(stderr, "gpucourse: course '%s': a new workspace, %s\n", c->id, w->root);

@@ -1,0 +1,72 @@
+#!/bin/sh
+# A student's repository graded where it was checked out (a classroom CI on a
+# self-hosted runner: `gpucourse grade` in the checkout, on the runner's
+# account). Everything in it is the student's to choose, links included, so
+# no link in it may lead gpucourse's reads or writes out of it: the runner's
+# files are neither shown, moved, truncated nor written. Each case links to a
+# file or directory beside the workspace, standing for the runner's home,
+# and checks it is as it was. Prints TAP.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh hostile
+
+H=$T/home # the runner's account
+# fresh: a workspace (the checkout) with the stubs, and the runner's files beside it
+fresh() {
+    rm -rf "$T/ws" "$H" && mkdir -p "$H/dir" && echo "RUNNER_TOKEN_abc123" >"$H/token" && cp "$H/token" "$H/dir/keep" &&
+        "$GC" list >/dev/null
+}
+# untouched: the runner's files are as fresh made them, and nothing was added
+untouched() {
+    [ "$(cat "$H/token")" = RUNNER_TOKEN_abc123 ] && [ "$(cat "$H/dir/keep")" = RUNNER_TOKEN_abc123 ] &&
+        [ "$(ls -A "$H" | tr '\n' ' ')" = "dir token " ] && [ "$(ls -A "$H/dir")" = keep ] &&
+        ! grep -q RUNNER_TOKEN "$T/got" "$T/goterr" ||
+        { echo "the runner's files changed or shown:"; ls -laR "$H"; cat "$T/got" "$T/goterr"; return 1; }
+}
+
+t_course_id() {
+    fresh && rm "$T/ws/.course-id" && ln -s ../home/token "$T/ws/.course-id" &&
+        code_is 65 "$GC" grade ex01 && untouched
+}
+check ".course-id linked to the runner's token: a setup error (65) that does not show it" t_course_id
+
+t_progress() {
+    fresh && rm -f "$T/ws/progress.yaml" && ln -s ../home/token "$T/ws/progress.yaml" &&
+        code_is 65 "$GC" grade ex01 && has_err "outside its workspace" && untouched
+}
+check "progress.yaml linked to the runner's file: a setup error (65), the file neither read, moved aside nor written" t_progress
+
+t_build_dir() {
+    fresh && rm -rf "$T/ws/.build" && ln -s ../home/dir "$T/ws/.build" &&
+        code_is 65 "$GC" grade ex01 && has_err "outside the workspace" && untouched
+}
+check ".build linked to the runner's directory: a setup error (65), nothing built there" t_build_dir
+
+t_exercises_dir() {
+    fresh && mv "$T/ws/exercises" "$T/ws/mine" && ln -s ../home/dir "$T/ws/exercises" &&
+        code_is 65 "$GC" grade ex01 && has_err "outside the workspace" && untouched
+}
+check "exercises/ linked to the runner's directory: a setup error (65), no stub written there" t_exercises_dir
+
+# inside .build: the compile's temporary directory, the library's temporary file (named after the
+# process: a shell that execs gpucourse knows it) and its lock, each a link to the runner's files
+t_build_inside() {
+    fresh && mkdir -p "$T/ws/.build" && ln -s ../../home/dir "$T/ws/.build/tmp" &&
+        ln -s ../../home/token "$T/ws/.build/student-ex01.so.lock" &&
+        echo 'int broken' >>"$(ls "$T/ws/exercises/"ex01_*.cu)" &&
+        code_is 3 sh -c 'ln -s ../../home/token "$GPUCOURSE_WORKSPACE/.build/student-ex01.so.tmp.$$"; exec "$0" grade ex01' "$GC" &&
+        untouched && [ -d "$T/ws/.build/tmp" ] && [ ! -L "$T/ws/.build/tmp" ] || return 1
+    cp solutions/ex01_vector_add.cu "$T/ws/exercises/" &&
+        code_is 77 sh -c 'ln -s ../../home/token "$GPUCOURSE_WORKSPACE/.build/student-ex01.so.tmp.$$"; exec "$0" grade ex01' "$GC" &&
+        untouched && [ -f "$T/ws/.build/student-ex01.so" ]
+}
+check "links planted in .build (its tmp/, the library's temporary file and lock): graded, the runner's files untouched" t_build_inside
+
+t_file_link() {
+    fresh && cp solutions/ex01_vector_add.cu "$H/dir/ex01_vector_add.cu" && rm "$T/ws/exercises/"ex01_*.cu &&
+        ln -s ../../home/dir/ex01_vector_add.cu "$T/ws/exercises/ex01_vector_add.cu" &&
+        code_is 3 "$GC" grade ex01 && has_text "is, through a link, .*outside your workspace" &&
+        rm "$H/dir/ex01_vector_add.cu" && untouched
+}
+check "an exercise file linked out of the repository: a compile error before nvcc (never someone else's file as theirs)" t_file_link
+
+echo "1..$n"
