@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../src/util.h"
 
@@ -14,12 +15,17 @@ enum { LIBRARY_HASH_LIMIT = 64 << 20, SOURCE_LIMIT = 16 << 20 };
 
 static const char record_magic[] = "gpucourse build 1";
 
+/* The user's directory of build records, or NULL where there is none. */
+static char *records_dir(void) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/') return xprintf("%s/gpucourse/builds", xdg);
+    if (home && home[0] == '/') return xprintf("%s/.cache/gpucourse/builds", home);
+    return NULL;
+}
+
 /* The record's path for this library, or NULL where there is no cache directory. */
 static char *record_path(const char *library) {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char *dir = NULL;
-    if (xdg && xdg[0] == '/') dir = xprintf("%s/gpucourse/builds", xdg);
-    else if (home && home[0] == '/') dir = xprintf("%s/.cache/gpucourse/builds", home);
+    char *dir = records_dir();
     if (!dir) return NULL;
     char *real = realpath(library, NULL);
     uint64_t h = hash_str(HASH_INIT, real ? real : library);
@@ -155,5 +161,32 @@ void libcache_store_sass(const char *library, const char *sass) {
         free(text);
         free(dir);
     }
+    free(path);
+}
+
+/* A course part's record: its build key and the hash of what that build
+ * wrote, in the name; nothing in it. */
+static char *part_record(const char *output, uint64_t key) {
+    char *dir = records_dir();
+    uint64_t h = 0;
+    char *path = dir && library_hash(output, &h)
+                     ? xprintf("%s/part-%016llx-%016llx", dir, (unsigned long long)key, (unsigned long long)h)
+                     : NULL;
+    free(dir);
+    return path;
+}
+
+bool libcache_part_built(const char *output, uint64_t key) {
+    char *path = file_exists(output) ? part_record(output, key) : NULL;
+    bool built = path && access(path, F_OK) == 0;
+    free(path);
+    return built;
+}
+
+void libcache_store_part(const char *output, uint64_t key) {
+    char *path = part_record(output, key);
+    char *dir = path ? path_dirname(path) : NULL;
+    if (dir && make_dirs(dir) == 0) write_file_atomic(path, "", 0);
+    free(dir);
     free(path);
 }

@@ -33,6 +33,18 @@ void libcache_store(const char *source, const char *library, uint64_t key, const
 char *libcache_sass(const char *library);
 void libcache_store_sass(const char *library, const char *sass);
 
+/* The course's parts (the judge, the runners, the harness's objects, the
+ * references): whether `output` is what a build with `key` wrote, and
+ * recording that it is. The records are in the same directory as the
+ * libraries', never beside the output: a build directory committed into a
+ * repository (a classroom CI grades it where it was checked out) carries
+ * stamps its author can make, and a judge built elsewhere would run
+ * unconfined, as the grading user. Named by the key and the output's hash,
+ * not its path: a build directory copied to another machine with its
+ * records (tests/gpu.sh's GPU_TEST_CACHE) stays built. */
+bool libcache_part_built(const char *output, uint64_t key);
+void libcache_store_part(const char *output, uint64_t key);
+
 /* Whether the source text can be reused by its contents alone: every
  * #include names a <header> inside the include path (no "..", no leading
  * '/'), and nothing else pulls a file in (#embed, .incbin, a line splice

@@ -2,6 +2,7 @@
 #include "toolchain.h"
 
 #include "../harness/sandbox.h"
+#include "libcache.h"
 #include "phases.h"
 
 #include <dirent.h>
@@ -834,41 +835,14 @@ uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char 
     return h;
 }
 
-/* A build's stamp: its inputs' key, then the hash of the output it wrote.
- * A file put at the output's path since (a student's library of the same
- * name, a copy) is not that build, whatever the stamp beside it says. ""
- * when the output cannot be read. */
-static void build_stamp(uint64_t key, const char *output, char *stamp, size_t size) {
-    size_t len = 0;
-    char *data = read_file(output, &len);
-    if (data) snprintf(stamp, size, "%016llx %016llx\n", (unsigned long long)key,
-                       (unsigned long long)hash_bytes(HASH_INIT, data, len));
-    else stamp[0] = '\0';
-    free(data);
-}
-
-/* Whether the stamp at stamp_path says that output was built with key, and is still what that build wrote. */
-static bool stamp_fresh(uint64_t key, const char *output, const char *stamp_path) {
-    char want[64];
-    char *have = file_exists(output) ? read_file(stamp_path, NULL) : NULL;
-    if (have) build_stamp(key, output, want, sizeof want);
-    bool fresh = have && want[0] && !strcmp(have, want);
-    free(have);
-    return fresh;
-}
-
 bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                         const char *include_dir) {
-    char *stamp_path = xprintf("%s.stamp", output);
-    bool fresh = stamp_fresh(toolchain_build_key(t, target, sources, include_dir), output, stamp_path);
-    free(stamp_path);
-    return fresh;
+    return libcache_part_built(output, toolchain_build_key(t, target, sources, include_dir));
 }
 
 int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *const *sources,
                            const char *output, const char *include_dir, char **log) {
     if (log) *log = NULL;
-    char want[64];
     uint64_t key = toolchain_build_key(t, target, sources, include_dir);
     /* one builder of an output at a time (check-course's workers, a class's
      * array tasks on one build directory): the next finds it built */
@@ -876,9 +850,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
     int lock = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     free(lock_path);
     if (lock >= 0) while (flock(lock, LOCK_EX) < 0 && errno == EINTR) {}
-    char *stamp_path = xprintf("%s.stamp", output);
-    if (stamp_fresh(key, output, stamp_path)) {
-        free(stamp_path);
+    if (libcache_part_built(output, key)) { /* a record of ours, not a stamp beside it (libcache.h) */
         if (lock >= 0) close(lock);
         return 0;
     }
@@ -893,17 +865,14 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
             rc = error("cannot build '%s'%s%s", output, why[0] ? ": " : "", why);
             /* the reason also where only the log is shown */
             if (log) *log = why[0] ? xprintf("%sgpucourse: %s\n", res.output, why) : xstrdup(res.output);
-        } else if ((build_stamp(key, output, want, sizeof want), !want[0]) ||
-                   write_file_atomic(stamp_path, want, strlen(want)) < 0) {
-            rc = -1;
         } else if (target == BUILD_SHARED_LIB) { /* ptxas's figures of a reference, for a diagnosis */
             char *log_path = xprintf("%s.log", output);
             if (write_file_atomic(log_path, res.output, strlen(res.output)) < 0) rc = -1;
             free(log_path);
         }
+        if (rc == 0) libcache_store_part(output, key); /* none where no record can be kept: built again */
         proc_result_free(&res);
     }
-    free(stamp_path);
     if (lock >= 0) close(lock);
     return rc;
 }

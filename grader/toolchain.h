@@ -104,9 +104,11 @@ bool toolchain_out_of_memory(const char *log);
  * machine's fault, never the student's compile error. */
 bool toolchain_disk_full(const char *log);
 
-/* Builds `output` from sources unless a stamp beside it says the same
+/* Builds `output` from sources unless a record of the user's says the same
  * sources and flags built it already, and that output is the one it wrote
- * (the stamp holds the output's hash). Returns 0 when it is up to date,
+ * (libcache_part_built: the record, in the user's cache directory, names
+ * the output's hash; nothing beside the output is trusted, since a build
+ * directory may come from a repository). Returns 0 when it is up to date,
  * -1 with error set when it fails: *log is the compiler output when nvcc ran
  * and failed (the error says why: timed out, out of memory, interrupted),
  * NULL when it could not run (a setup error). */
@@ -114,7 +116,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
                            const char *output, const char *include_dir, char **log);
 
 /* Whether output is built from these sources as toolchain_build_cached
- * would build it now (its stamp matches), without building anything. */
+ * would build it now (its record matches), without building anything. */
 bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                         const char *include_dir);
 
@@ -122,7 +124,7 @@ bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *cons
  * flags, the sources' names and contents, include_dir's headers and the
  * judge's parts (judge/NAME.cu, which harness/main.cu includes), the
  * flags nvcc reads from the environment (NVCC_PREPEND_FLAGS,
- * NVCC_APPEND_FLAGS). The build cache's stamps hold it. */
+ * NVCC_APPEND_FLAGS). The build records hold it. */
 uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,
                              const char *include_dir);
 

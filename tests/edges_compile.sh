@@ -160,14 +160,15 @@ t_include_classmate() {
     rm -f "$E1"
     [ $rc = 0 ] || return 1
     # the whole exercises/ linked to the course's solutions (a classroom CI grading the student's
-    # repository where gpucourse is installed): the reference is never compiled as theirs
+    # repository where gpucourse is installed): the workspace is refused, the reference never
+    # compiled as theirs
     mv "$T/ws/exercises" "$T/ws/exercises.mine" && ln -s "$PWD/solutions" "$T/ws/exercises" &&
-        code_is 3 "$GC" grade ex01 && has_text "ex01_vector_add.cu is, through a link, $PWD/solutions/ex01_vector_add.cu, outside"
+        code_is 65 "$GC" grade ex01 && has_err "exercises' is a link to $PWD/solutions, outside the workspace"
     rc=$?
     rm -f "$T/ws/exercises" && mv "$T/ws/exercises.mine" "$T/ws/exercises"
     return $rc
 }
-check "an #include of a classmate's exercise or of the course's solution, or a link to one, or exercises/ linked to the solutions: a compile error naming the rule" t_include_classmate
+check "an #include of a classmate's exercise or of the course's solution, or a link to one: a compile error naming the rule; exercises/ linked to the solutions: refused (65)" t_include_classmate
 t_confined_compile() {
     cp exercises/ex01_vector_add.cu "$E1" && echo '#define MINE 1' >"$T/ws/exercises/mine.h" &&
         sed -i '1i #include "mine.h"' "$E1" && code_is 77 "$GC" grade ex01 --format json &&

@@ -29,14 +29,22 @@
 # parts named (1, 2-3, 4, 5, 6, 7), to fit a short GPU lease.
 # GPU_TEST_ONLY='GLOB ...' runs only the tests/gpu/ solutions whose names
 # match one of the globs (e.g. 'ex1[1-4]* ex20*'). GPU_TEST_CACHE=DIR starts the workspace's build cache
-# from DIR (a workspace .build made by the same nvcc on another machine), so
-# that a short GPU lease is not spent compiling harnesses. GPU_TEST_JOBS=N shares the fixtures
+# from DIR (a workspace .build made by the same nvcc on another machine, with
+# that machine's build records, $XDG_CACHE_HOME/gpucourse/builds/part-*,
+# copied into DIR/.records: only a record of the grading user's marks a build
+# as theirs, grader/libcache.h), so that a short GPU lease is not spent
+# compiling harnesses. GPU_TEST_JOBS=N shares the fixtures
 # among N copies of this script so that their compiles overlap (the grades still queue for the GPU).
 cd "$(dirname "$0")/.." || exit 1
 GC=$PWD/build/gpucourse
 WS=$(mktemp -d /tmp/gpucourse-gpu-XXXXXX)
 export GPUCOURSE_WORKSPACE=$WS GPUCOURSE_COURSE=$PWD
-if [ -n "$GPU_TEST_CACHE" ]; then mkdir -p "$WS/.build" && cp -a "$GPU_TEST_CACHE/." "$WS/.build/"; fi
+if [ -n "$GPU_TEST_CACHE" ]; then
+    mkdir -p "$WS/.build" && cp -a "$GPU_TEST_CACHE/." "$WS/.build/"
+    RECORDS=${XDG_CACHE_HOME:-$HOME/.cache}/gpucourse/builds
+    if [ -d "$GPU_TEST_CACHE/.records" ]; then mkdir -p "$RECORDS" && cp -a "$GPU_TEST_CACHE/.records/." "$RECORDS/"; fi
+    rm -rf "$WS/.build/.records"
+fi
 LOG=${GPU_TEST_LOG:-$WS/log}
 n=0 pass=0 fail=0 skip=0
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }

@@ -69,4 +69,36 @@ t_file_link() {
 }
 check "an exercise file linked out of the repository: a compile error before nvcc (never someone else's file as theirs)" t_file_link
 
+# A judge planted in .build (its harness-KIND) with a stamp beside it made for its bytes: what
+# runs as the judge runs unconfined, on the runner's account. Only a record in the grading user's
+# own cache marks a build as theirs (grader/libcache.h): the planted one is built over. The
+# judges run with CUDA's stub driver under a fake GPU (as in tests/gpus.sh).
+STUB=/usr/local/cuda/lib64/stubs/libcuda.so
+[ -f "$STUB" ] || STUB=$(dirname "$(command -v nvcc)")/../lib64/stubs/libcuda.so
+t_planted_judge() {
+    fresh && mkdir -p "$T/cuda" && ln -sf "$STUB" "$T/cuda/libcuda.so.1" && cp solutions/ex01_vector_add.cu "$T/ws/exercises/" &&
+        export LD_LIBRARY_PATH="$T/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" GPUCOURSE_FAKE_GPUS=GPU-fake-a GPUCOURSE_LOCK_DIR=$T &&
+        unset GPUCOURSE_NO_GPU && code_is 77 "$GC" grade ex01 || return 1
+    judge=$T/ws/.build/harness-vector_add
+    printf '#!/bin/sh\ntouch "%s/PWNED"\n' "$H" >"$judge" && chmod +x "$judge" &&
+        python3 - "$judge" <<'EOF2' || return 1
+import sys
+# a stamp beside it, where one is (the key kept, the hash of the planted bytes): FNV-1a, as src/util.c's
+path = sys.argv[1]
+h = 0xcbf29ce484222325
+for b in open(path, "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+try:
+    key = open(path + ".stamp").read().split()[0]
+    open(path + ".stamp", "w").write("%s %016x\n" % (key, h))
+except OSError:
+    pass
+EOF2
+    code_is 77 "$GC" grade ex01 && [ ! -e "$H/PWNED" ] && ! grep -q PWNED "$judge" ||
+        { echo "the planted judge ran, or was kept"; ls "$H"; return 1; }
+}
+if [ -f "$STUB" ]; then
+    check "a judge planted in .build with a stamp made for it: built over, never run" t_planted_judge
+else n=$((n + 1)); echo "ok $n - # SKIP no stub libcuda.so in the toolkit"; fi
+
 echo "1..$n"

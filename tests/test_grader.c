@@ -732,13 +732,16 @@ static void test_roster(void **state) {
     tmpdir_remove(dir);
 }
 
-/* A build's stamp names what it wrote: an output replaced since (a
- * student's library of the reference's name) is built again, never reused. */
-static void test_build_stamp_checks_output(void **state) {
+/* A build's record names what it wrote: an output replaced since (a
+ * student's library of the reference's name) is built again, never reused;
+ * the output as built is reused. */
+static void test_build_record_checks_output(void **state) {
     (void)state;
     Toolchain t;
     if (toolchain_find(&t) < 0) skip(); /* no nvcc */
     char *dir = tmpdir_new(), *src = path_join(dir, "lib.cu"), *so = path_join(dir, "reference-ex01.so");
+    char *old_cache = getenv("XDG_CACHE_HOME") ? xstrdup(getenv("XDG_CACHE_HOME")) : NULL;
+    setenv("XDG_CACHE_HOME", dir, 1); /* the records: this test's own */
     const char *code = "extern \"C\" int answer(void) { return 42; }\n";
     assert_int_equal(write_file_atomic(src, code, strlen(code)), 0);
     const char *sources[] = {src, NULL};
@@ -755,6 +758,15 @@ static void test_build_stamp_checks_output(void **state) {
     char *now = read_file(so, &now_len);
     assert_non_null(now);
     assert_true(len > 4 && now_len > 4 && !memcmp(now, "\177ELF", 4)); /* built again, not the file put there */
+    struct stat before, after;
+    assert_int_equal(stat(so, &before), 0);
+    assert_int_equal(toolchain_build_cached(&t, BUILD_SHARED_LIB, sources, so, NULL, &log), 0);
+    free(log);
+    assert_int_equal(stat(so, &after), 0);
+    assert_true(before.st_ino == after.st_ino && before.st_mtime == after.st_mtime); /* as built: not again */
+    if (old_cache) setenv("XDG_CACHE_HOME", old_cache, 1);
+    else unsetenv("XDG_CACHE_HOME");
+    free(old_cache);
     free(now), free(built), free(src), free(so);
     toolchain_free(&t);
     tmpdir_remove(dir);
@@ -3208,7 +3220,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_static_checks_without_gpu), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_stamp_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_record_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
         cmocka_unit_test(test_counter_table_80), cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
