@@ -40,7 +40,7 @@ static bool library_hash(const char *library, uint64_t *h) {
     size_t len = 0;
     char *data = read_file_max(library, LIBRARY_HASH_LIMIT, &len);
     if (!data) return false;
-    *h = hash_bytes(HASH_INIT, data, len);
+    *h = digest_bytes(HASH_INIT, data, len); /* what decides trust: a digest, not FNV */
     free(data);
     return true;
 }

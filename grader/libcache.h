@@ -39,8 +39,8 @@ void libcache_store_sass(const char *library, const char *sass);
  * libraries', never beside the output: a build directory committed into a
  * repository (a classroom CI grades it where it was checked out) carries
  * stamps its author can make, and a judge built elsewhere would run
- * unconfined, as the grading user. Named by the key and the output's hash,
- * not its path: a build directory copied to another machine with its
+ * unconfined, as the grading user. Named by the key and the output's
+ * digest (SHA-256: no other file can be made to match it), not its path: a build directory copied to another machine with its
  * records (tests/gpu.sh's GPU_TEST_CACHE) stays built. */
 bool libcache_part_built(const char *output, uint64_t key);
 void libcache_store_part(const char *output, uint64_t key);

@@ -783,8 +783,8 @@ static uint64_t hash_files(uint64_t h, const char *dir, const char *prefix, cons
         char *path = path_join(dir, names.items[i]);
         size_t len = 0;
         char *data = read_file(path, &len);
-        h = hash_str(hash_str(h, prefix), names.items[i]);
-        if (data) h = hash_bytes(h, data, len);
+        h = digest_str(digest_str(h, prefix), names.items[i]);
+        if (data) h = digest_bytes(h, data, len);
         free(data);
         free(path);
     }
@@ -807,21 +807,21 @@ static uint64_t hash_headers(uint64_t h, const char *dir) {
  * environment's) and the compiler. */
 uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char *const *sources,
                              const char *include_dir) {
-    uint64_t h = hash_str(HASH_INIT, t->nvcc);
-    h = hash_str(h, t->version ? t->version : "");
-    h = hash_str(h, host_optimization(target));
-    for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) h = hash_str(h, common_flags[i]);
-    for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) h = hash_str(h, harness_libs[i]);
-    for (size_t i = 0; i < ARRAY_SIZE(judge_libs); i++) h = hash_str(h, judge_libs[i]);
+    uint64_t h = digest_str(HASH_INIT, t->nvcc);
+    h = digest_str(h, t->version ? t->version : "");
+    h = digest_str(h, host_optimization(target));
+    for (size_t i = 0; i < ARRAY_SIZE(common_flags); i++) h = digest_str(h, common_flags[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(harness_libs); i++) h = digest_str(h, harness_libs[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(judge_libs); i++) h = digest_str(h, judge_libs[i]);
     /* a build made outside the compiler's box is never taken for one made in it */
-    h = hash_str(h, toolchain_confined(NULL, 0) ? "compiler confined" : "compiler unconfined");
-    h = hash_bytes(h, &target, sizeof target);
+    h = digest_str(h, toolchain_confined(NULL, 0) ? "compiler confined" : "compiler unconfined");
+    h = digest_bytes(h, &target, sizeof target);
     for (int i = 0; sources[i]; i++) {
         size_t len = 0;
         char *data = read_file(sources[i], &len);
         const char *base = strrchr(sources[i], '/');
-        h = hash_str(h, base ? base + 1 : sources[i]); /* not the directory: a cache built elsewhere stays valid */
-        if (data) h = hash_bytes(h, data, len);
+        h = digest_str(h, base ? base + 1 : sources[i]); /* not the directory: a cache built elsewhere stays valid */
+        if (data) h = digest_bytes(h, data, len);
         free(data);
     }
     if (include_dir) h = hash_headers(h, include_dir);
@@ -830,7 +830,7 @@ uint64_t toolchain_build_key(const Toolchain *t, BuildTarget target, const char 
     const char *settings[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"};
     for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
         const char *v = getenv(settings[i]);
-        h = hash_str(hash_str(h, settings[i]), v ? v : "\001unset");
+        h = digest_str(digest_str(h, settings[i]), v ? v : "\001unset");
     }
     return h;
 }

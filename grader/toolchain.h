@@ -120,7 +120,7 @@ int toolchain_build_cached(const Toolchain *t, BuildTarget target, const char *c
 bool toolchain_is_built(const Toolchain *t, BuildTarget target, const char *const *sources, const char *output,
                         const char *include_dir);
 
-/* What goes into a build, as one number: the compiler and its version, the
+/* What goes into a build, as one number (a digest, util.h's digest_bytes): the compiler and its version, the
  * flags, the sources' names and contents, include_dir's headers and the
  * judge's parts (judge/NAME.cu, which harness/main.cu includes), the
  * flags nvcc reads from the environment (NVCC_PREPEND_FLAGS,

@@ -87,10 +87,20 @@ int write_all(int fd, const char *data, size_t len);
 char *path_join(const char *dir, const char *name);
 char *path_dirname(const char *path);
 
-/* FNV-1a, for build stamps. */
+/* FNV-1a: fast, for tables and names. Never for what decides trust: a
+ * second input with a given FNV hash takes seconds to make. */
 uint64_t hash_bytes(uint64_t h, const void *data, size_t len);
 uint64_t hash_str(uint64_t h, const char *s);
 #define HASH_INIT 0xcbf29ce484222325ull
+
+/* What decides trust (a build's key, a built file's contents in a build
+ * record): SHA-256 of d (8 bytes, big-endian) and the data, its first 64
+ * bits; chained as hash_bytes is. A second input with the same digest
+ * (2^64 tries) cannot be made. */
+uint64_t digest_bytes(uint64_t d, const void *data, size_t len);
+uint64_t digest_str(uint64_t d, const char *s);
+/* SHA-256 of data (FIPS 180-4). */
+void sha256(const void *data, size_t len, unsigned char out[32]);
 
 /* How far a typo is from a name: letters dropped, added, replaced or two
  * neighbours swapped, ignoring case; INT_MAX past 64 characters. */

@@ -732,6 +732,39 @@ static void test_roster(void **state) {
     tmpdir_remove(dir);
 }
 
+/* SHA-256 on FIPS 180-4's examples, and the digest as its first 64 bits
+ * of the seed (big-endian) and the data. */
+static void test_digest(void **state) {
+    (void)state;
+    static const struct {
+        const char *text, *hex;
+    } known[] = {
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    unsigned char out[32];
+    char hex[65];
+    for (size_t k = 0; k < ARRAY_SIZE(known); k++) {
+        sha256(known[k].text, strlen(known[k].text), out);
+        for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", out[i]);
+        assert_string_equal(hex, known[k].hex);
+    }
+    char *million = xmalloc(1000000);
+    memset(million, 'a', 1000000);
+    sha256(million, 1000000, out);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", out[i]);
+    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(million);
+    unsigned char message[11] = {0, 0, 0, 0, 0, 0, 0, 1, 'a', 'b', 'c'};
+    sha256(message, sizeof message, out);
+    uint64_t first = 0;
+    for (int i = 0; i < 8; i++) first = first << 8 | out[i];
+    assert_true(digest_bytes(1, "abc", 3) == first);
+    assert_true(digest_str(1, "abc") != digest_bytes(1, "abc", 3)); /* a string with its NUL */
+}
+
 /* A build's record names what it wrote: an output replaced since (a
  * student's library of the reference's name) is built again, never reused;
  * the output as built is reused. */
@@ -3220,7 +3253,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_static_checks_without_gpu), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_build_record_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_digest), cmocka_unit_test(test_build_record_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
         cmocka_unit_test(test_counter_table_80), cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
