@@ -3,6 +3,24 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+/* Whether the course lies in the workspace (error set when it does): the
+ * workspace's files are the student's, and a course among them would be
+ * theirs too, its floors and its harness, which runs unconfined. gpucourse
+ * takes the course from the current directory when it holds one: a CI that
+ * grades a student's repository where it was checked out would find there
+ * whatever course the student put in it. */
+static bool course_in_workspace(const Course *c, const Workspace *w) {
+    char *root = realpath(w->root, NULL);
+    size_t n = root ? strlen(root) : 0;
+    bool in = root && c->real_root && !strncmp(c->real_root, root, n) && (c->real_root[n] == '/' || !c->real_root[n]);
+    if (in)
+        error("the course in '%s' lies in the workspace '%s': a course among the student's files would be theirs "
+              "(its floors, its harness); give the course from elsewhere (--course DIR or GPUCOURSE_COURSE)",
+              c->root, w->root);
+    free(root);
+    return in;
+}
+
 int session_open(const Options *o, Session *s, bool need_workspace) {
     memset(s, 0, sizeof *s);
     char *root = course_locate(o->course_dir);
@@ -22,6 +40,7 @@ int session_open(const Options *o, Session *s, bool need_workspace) {
     }
     if (!need_workspace) return 0;
     if (workspace_open(s->course, o->workspace_dir, &s->ws) < 0) return fail_setup();
+    if (course_in_workspace(s->course, &s->ws)) return fail_setup();
     if (progress_load(s->ws.progress, &s->progress) < 0) return fail_setup();
     if (s->progress.notice) fprintf(stderr, "gpucourse: warning: %s\n", s->progress.notice);
     return 0;

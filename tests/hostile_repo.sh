@@ -69,6 +69,15 @@ t_file_link() {
 }
 check "an exercise file linked out of the repository: a compile error before nvcc (never someone else's file as theirs)" t_file_link
 
+# A course in the checkout (course/course.yaml, its own harness and floors): gpucourse takes the
+# course from the current directory when it holds one, and a CI runs it in the checkout
+t_own_course() {
+    fresh && cp -r course harness solutions "$T/ws/" &&
+        (cd "$T/ws" && unset GPUCOURSE_COURSE && code_is 65 "$GC" grade ex01) && has_err "lies in the workspace" &&
+        untouched
+}
+check "a course of the student's in the checkout, found in the current directory: refused (65)" t_own_course
+
 # A judge planted in .build (its harness-KIND) with a stamp beside it made for its bytes: what
 # runs as the judge runs unconfined, on the runner's account. Only a record in the grading user's
 # own cache marks a build as theirs (grader/libcache.h): the planted one is built over. The
