@@ -10,14 +10,11 @@
  * grades a student's repository where it was checked out would find there
  * whatever course the student put in it. */
 static bool course_in_workspace(const Course *c, const Workspace *w) {
-    char *root = realpath(w->root, NULL);
-    size_t n = root ? strlen(root) : 0;
-    bool in = root && c->real_root && !strncmp(c->real_root, root, n) && (c->real_root[n] == '/' || !c->real_root[n]);
+    bool in = path_within(c->root, w->root);
     if (in)
         error("the course in '%s' lies in the workspace '%s': a course among the student's files would be theirs "
               "(its floors, its harness); give the course from elsewhere (--course DIR or GPUCOURSE_COURSE)",
               c->root, w->root);
-    free(root);
     return in;
 }
 

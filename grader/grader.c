@@ -297,12 +297,8 @@ static bool refused_is_the_file(const char *refused, const char *file) {
  * file as theirs (a classroom CI grading the student's repository, class
  * grade a class's). */
 static bool in_workspace(const Workspace *w, const char *file, char **real) {
-    char *root = realpath(w->root, NULL);
     *real = realpath(file, NULL);
-    size_t n = root ? strlen(root) : 0;
-    bool in = root && *real && (!strcmp(root, "/") || (!strncmp(*real, root, n) && (*real)[n] == '/'));
-    free(root);
-    return in;
+    return path_within(file, w->root);
 }
 
 /* Compiles the student's file into student_so, streaming nvcc's output;

@@ -398,14 +398,11 @@ char *create_stamped_file(const char *prefix) {
 }
 
 /* Whether `target`, reached through a link from `path`, lies in path's
- * directory or below it: realpaths compared. */
+ * directory or below it (target itself may not be written yet). */
 static bool beside(const char *path, const char *target) {
     char *home = path_dirname(path), *dir = path_dirname(target);
-    char *real_home = realpath(home, NULL), *real_dir = realpath(dir, NULL);
-    size_t n = real_home ? strlen(real_home) : 0;
-    bool in = real_home && real_dir &&
-              (!strncmp(real_dir, real_home, n) && (real_dir[n] == '\0' || real_dir[n] == '/' || n == 1));
-    free(home), free(dir), free(real_home), free(real_dir);
+    bool in = path_within(dir, home);
+    free(home), free(dir);
     return in;
 }
 

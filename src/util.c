@@ -220,6 +220,15 @@ char *read_regular_file(const char *path, size_t max, size_t *len) {
     return read_open(fd, &st, path, max, len);
 }
 
+bool path_within(const char *path, const char *dir) {
+    char *real = realpath(path, NULL), *top = realpath(dir, NULL);
+    size_t n = top ? strlen(top) : 0;
+    bool in = real && top && (!strcmp(top, "/") || (!strncmp(real, top, n) && (real[n] == '/' || !real[n])));
+    free(real);
+    free(top);
+    return in;
+}
+
 bool file_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);

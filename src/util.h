@@ -85,6 +85,10 @@ int copy_file(const char *from, const char *to);
 /* Writes all of data to fd (through EINTR and short writes); -1 with errno. */
 int write_all(int fd, const char *data, size_t len);
 char *path_join(const char *dir, const char *name);
+/* Whether path, links followed, is dir or lies below it: both resolved
+ * (realpath), false when either does not exist. What keeps a link in a
+ * directory a student fills from leading out of it. */
+bool path_within(const char *path, const char *dir);
 char *path_dirname(const char *path);
 
 /* FNV-1a: fast, for tables and names. Never for what decides trust: a

@@ -112,15 +112,11 @@ char *workspace_default_root(const char *id) {
  * chosen by whoever made the link: a repository that a classroom CI grades. */
 static int own_dir(const Workspace *w, const char *dir) {
     struct stat st;
-    if (lstat(dir, &st) != 0) return 0; /* made below, in the workspace */
-    char *root = realpath(w->root, NULL), *real = realpath(dir, NULL);
-    size_t n = root ? strlen(root) : 0;
-    bool in = root && real && (!strcmp(root, "/") || (!strncmp(real, root, n) && (real[n] == '/' || !real[n])));
-    int rc = in ? 0 /* a file there instead is said where it is written (cannot write in ...) */
-                : error("'%s' is a link to %s, outside the workspace '%s': gpucourse writes only in the workspace "
-                        "(remove the link)",
-                        dir, real ? real : "nothing that exists", w->root);
-    free(root);
+    if (lstat(dir, &st) != 0 || path_within(dir, w->root)) return 0; /* absent: made below, in the workspace */
+    char *real = realpath(dir, NULL); /* a file there instead is said where it is written (cannot write in ...) */
+    int rc = error("'%s' is a link to %s, outside the workspace '%s': gpucourse writes only in the workspace "
+                   "(remove the link)",
+                   dir, real ? real : "nothing that exists", w->root);
     free(real);
     return rc;
 }
