@@ -416,7 +416,9 @@ int class_grade_student(const Course *c, const Roster *r, int i, const ClassOpti
         graded++;
         /* the source as compiled, beside the grading (in each array task): the collection compares them */
         char *source = xprintf("%s/exercises/%s", s->path, e->file), *keep = compiled_keep(o, s->file, e);
-        free(compiled_text(have_nvcc ? &t : NULL, source, keep));
+        /* a grading that ran into its bound (an #include of a pipe keeps nvcc waiting) is not
+         * preprocessed again, for as long: its text as it is */
+        free(compiled_text(have_nvcc && rs[k].verdict != V_TIMEOUT ? &t : NULL, source, keep));
         free(source), free(keep);
         if (rs[k].verdict == V_INTERRUPTED) rc = EXIT_INTERRUPTED;
     }

@@ -165,28 +165,27 @@ t_no_gpu() {
 }
 check "class grade with no GPU: 'no GPU: nothing was run' (exit 77), graded skipped, no ratio" t_no_gpu
 
-# --- a student's file that is a pipe, or a link out of their directory (their exercise, their
-# progress.yaml): the TA's run neither waits on the one (the compiler's bound, 300 s a file) nor
-# reads the other
+# --- a student's file that is a pipe (or one beside it that it includes), or a link out of their
+# directory (their exercise, their progress.yaml): the TA's run neither waits on the one (the
+# compiler's bound, 300 s a file) nor reads the other
 ws "$T/cpipe/pat" && ws "$T/cpipe/lee" && ws "$T/cpipe/kim"
 rm "$(ex01 "$T/cpipe/pat")" && mkfifo "$T/cpipe/pat/exercises/ex01_vector_add.cu"
 echo "the TA's key" >"$T/cpipe/secret" && rm "$(ex01 "$T/cpipe/lee")" &&
     ln -s "$T/cpipe/secret" "$T/cpipe/lee/exercises/ex01_vector_add.cu" &&
     rm -f "$T/cpipe/lee/progress.yaml" && ln -s "$T/cpipe/secret" "$T/cpipe/lee/progress.yaml"
-printf 'pat pat
-lee lee
-kim kim
-' >"$T/cpipe/roster.txt"
+ws "$T/cpipe/ray" && mkfifo "$T/cpipe/ray/exercises/pipe.h" && echo '#include "pipe.h"' >>"$(ex01 "$T/cpipe/ray")"
+printf 'pat pat\nlee lee\nkim kim\nray ray\n' >"$T/cpipe/roster.txt"
 t_pipe_and_link() {
     start=$(date +%s)
-    timeout 120 "$GC" class grade "$T/cpipe/roster.txt" ex01 --out "$T/gpipe" >"$T/got" 2>"$T/goterr"
+    timeout 120 "$GC" class grade "$T/cpipe/roster.txt" ex01 --out "$T/gpipe" --timeout 5 >"$T/got" 2>"$T/goterr"
     took=$(($(date +%s) - start))
     [ "$took" -lt 60 ] || { echo "class grade took $took s"; return 1; }
     [ "$(row "$T/gpipe/gradebook.csv" pat ex01)" = setup_error ] && grep -q "is not a regular file" "$T/gpipe/pat.json" &&
         [ "$(row "$T/gpipe/gradebook.csv" lee ex01)" = compile_error ] && [ "$(row "$T/gpipe/gradebook.csv" kim graded)" = skipped ] &&
+        [ "$(row "$T/gpipe/gradebook.csv" ray ex01)" = timeout ] &&
         ! grep -rq "the TA's key" "$T/gpipe" || { cat "$T/got" "$T/goterr"; grep -rl "the TA's key" "$T/gpipe"; return 1; }
 }
-check "a student's file that is a pipe (setup error) or a link to the TA's key (compile error; progress.yaml too): graded at once, the key read nowhere" t_pipe_and_link
+check "a student's file that is a pipe (setup error), one that includes a pipe (timeout at --timeout, not preprocessed again for the flags), a link to the TA's key (compile error; progress.yaml too): the key read nowhere" t_pipe_and_link
 
 # --- item 12: a full disk is the machine's setup error, never a compile error
 t_disk_full() {
