@@ -265,7 +265,8 @@ int class_freeze_roster(const Roster *r, const char *run, const char *path) {
 static char *exercise_text(const char *source) {
     char *dir = path_dirname(source), *real_dir = realpath(dir, NULL), *real = realpath(source, NULL);
     char *real_parent = real ? path_dirname(real) : NULL;
-    char *text = real_dir && real_parent && !strcmp(real_dir, real_parent) ? read_regular_file(real, FILE_SIZE_LIMIT, NULL) : NULL;
+    bool own = real_dir && real_parent && !strcmp(real_dir, real_parent);
+    char *text = own ? read_regular_file(real, FILE_SIZE_LIMIT, NULL) : NULL;
     free(dir), free(real_dir), free(real), free(real_parent);
     return text;
 }
