@@ -13,7 +13,9 @@ static bool course_in_workspace(const Course *c, const Workspace *w) {
     bool in = path_within(c->root, w->root);
     if (in)
         error("the course in '%s' lies in the workspace '%s': a course among the student's files would be theirs "
-              "(its floors, its harness); give the course from elsewhere (--course DIR or GPUCOURSE_COURSE)",
+              "(its floors, its harness); keep your work apart from the course (--workspace DIR or "
+              "GPUCOURSE_WORKSPACE; a clone of gpucourse made as ~/gpucourse is the default workspace), or give "
+              "the course from elsewhere (--course DIR or GPUCOURSE_COURSE)",
               c->root, w->root);
     return in;
 }
