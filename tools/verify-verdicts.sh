@@ -25,6 +25,8 @@ prepare() {
     make
     mkdir -p $V
     GPUCOURSE_WORKSPACE=$PWD/$V/ws GPUCOURSE_COURSE=$PWD build/gpucourse check-course | tail -3
+    # the records that say these builds are gpucourse's (grader/libcache.h), for tests/gpu.sh's GPU_TEST_CACHE
+    mkdir -p $V/ws/.build/.records && cp "${XDG_CACHE_HOME:-$HOME/.cache}"/gpucourse/builds/part-* $V/ws/.build/.records/
     if [ ! -x $V/old/build/gpucourse ] || [ ! -d $V/ws-old/.build ]; then  # OLD never changes: built once
         rm -rf $V/old && mkdir -p $V/old
         git archive $OLD | tar -x -C $V/old
