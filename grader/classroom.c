@@ -259,15 +259,13 @@ int class_freeze_roster(const Roster *r, const char *run, const char *path) {
 
 /* The student's file as it is, read on the grading user's account, only
  * where the compiler's box would read it: a regular file in its exercise
- * directory, or a link to one there. A link elsewhere (a key of the
+ * directory (or below it), or a link to one there. A link elsewhere (a key of the
  * grading user's) is not read; a pipe would keep the preprocessor waiting
  * for the compile's bound, 300 s a student and exercise. NULL otherwise. */
 static char *exercise_text(const char *source) {
-    char *dir = path_dirname(source), *real_dir = realpath(dir, NULL), *real = realpath(source, NULL);
-    char *real_parent = real ? path_dirname(real) : NULL;
-    bool own = real_dir && real_parent && !strcmp(real_dir, real_parent);
-    char *text = own ? read_regular_file(real, FILE_SIZE_LIMIT, NULL) : NULL;
-    free(dir), free(real_dir), free(real), free(real_parent);
+    char *dir = path_dirname(source), *real = realpath(source, NULL);
+    char *text = real && path_within(real, dir) ? read_regular_file(real, FILE_SIZE_LIMIT, NULL) : NULL;
+    free(dir), free(real);
     return text;
 }
 
