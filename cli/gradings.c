@@ -57,8 +57,8 @@ void print_throughput(FILE *out, int gradings, double seconds, int at_once, int 
 
 void on_phase(const char *what, void *ctx) {
     const Exercise *e = ctx;
-    /* a wait for the GPU is said in a CI log too: it explains a slow job */
-    if (isatty(2) || !strncmp(what, "waiting for the GPU", 19)) fprintf(stderr, "%s: %s...\n", e->id, what);
+    /* a wait for a lock (a GPU, the machine) is said in a CI log too: it explains a slow job */
+    if (isatty(2) || !strncmp(what, "waiting", 7)) fprintf(stderr, "%s: %s...\n", e->id, what);
 }
 
 /* A result that did not come back from its worker (reply NULL: the worker

@@ -554,9 +554,13 @@ static void check_witness(GradeResult *r, const Exercise *e) {
         /* not a finding about the code: the judge did not see, so it cannot pass */
         grade_set_verdict(r, V_REQUIREMENT,
                     "correct, but not shown: this exercise is passed only with the judge's own reading of the GPU's "
-                    "counters while your calls are timed, and it got none: %s; grade again, and if this stays, "
+                    "counters while your calls are timed, and it got none: %s; grade again%s, and if this stays, "
                     "report it with the output of gpucourse doctor",
-                    line.text);
+                    line.text,
+                    strstr(line.text, "samples were lost")
+                        ? " when the machine is quieter (the witness loses samples while the machine's CPUs are busy: "
+                          "gpucourse's other gradings wait for this one, other programs do not)"
+                        : "");
     else if (!line.ok)
         grade_set_verdict(r, V_REQUIREMENT,
                     "correct, but at size %s the GPU's counters show %s: your code does other work when its "

@@ -19,6 +19,8 @@
 
 enum { DEFAULT_WAIT_S = 600 };
 
+static const char MACHINE_LOCK[] = "gpucourse-machine.lock";
+
 const char gpu_lock_shared_dir[] = GPUCOURSE_SHARED_LOCK_DIR;
 
 const char *gpu_lock_dir(void) {
@@ -162,14 +164,33 @@ static int open_gpu_file(int dir, const char *name, char *why, size_t why_len) {
 
 /* What the holder wrote into the file, its first line made safe to show
  * (another process's text). */
+static const char HOLDER_UNKNOWN[] = "another grading run", HOLDERS_UNKNOWN[] = "other gradings";
+
 static char *holder_text(int fd) {
     char buf[160];
     ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
-    if (n <= 0) return xstrdup("another grading run");
+    if (n <= 0) return xstrdup(HOLDER_UNKNOWN);
     buf[n] = '\0';
     StrBuf b = {0};
     sb_add_visible(&b, buf, strcspn(buf, "\n"));
-    return b.buf ? b.buf : xstrdup("another grading run");
+    return b.buf ? b.buf : xstrdup(HOLDER_UNKNOWN);
+}
+
+/* Who holds a lock file, written into it for the one that waits: only
+ * into a file of our own (root's is only read). */
+static void note_holder(int fd, const char *what) {
+    struct stat st;
+    char me[160];
+    int n = snprintf(me, sizeof me, "pid %d of uid %d grading %s\n", (int)getpid(), (int)getuid(), what ? what : "?");
+    bool noted = fstat(fd, &st) == 0 && st.st_uid == geteuid() && pwrite(fd, me, (size_t)n, 0) == n && ftruncate(fd, n) == 0;
+    (void)noted;
+}
+
+/* The note goes with the lock. */
+static void clear_note(int fd) {
+    struct stat st;
+    bool cleared = fstat(fd, &st) == 0 && st.st_uid == geteuid() && ftruncate(fd, 0) == 0;
+    (void)cleared;
 }
 
 /* The lock files of a request's GPUs, open where they can serve; take()
@@ -180,6 +201,11 @@ typedef struct {
     int n, held; /* held: the index taken, -1 none */
     bool whole;  /* held through the directory alone */
     int failed;  /* an flock error that waiting will not mend, or 0 */
+    int machine; /* gpucourse-machine.lock, -1: cannot serve (no grading waits for it, none is first) */
+    bool alone;  /* the request's: the machine to itself */
+    bool first;  /* alone: the machine's file held, so no grading starts while this one waits */
+    bool kept_out; /* not alone: a grading that wants the machine to itself holds its file */
+    const char *what; /* the request's, for the note on the machine's file */
 } Candidates;
 
 static bool lock_failed(Candidates *c) {
@@ -188,8 +214,42 @@ static bool lock_failed(Candidates *c) {
     return true;
 }
 
+/* A grading alone: the machine's file (kept from the first try on), then
+ * the directory exclusive (every grading ended), then a GPU's own file
+ * for the note (none is held now but for a moment by a grading that then
+ * finds the directory taken: that GPU is passed over). */
+static bool take_alone(Candidates *c) {
+    if (c->machine >= 0 && !c->first) {
+        if (flock(c->machine, LOCK_EX | LOCK_NB) != 0) return lock_failed(c);
+        c->first = true;
+        note_holder(c->machine, c->what); /* for those kept out while it waits */
+    }
+    if (flock(c->dir, LOCK_EX | LOCK_NB) != 0) return lock_failed(c);
+    c->held = 0;
+    c->whole = true;
+    for (int i = 0; i < c->n; i++)
+        if (c->fds[i] >= 0 && flock(c->fds[i], LOCK_EX | LOCK_NB) == 0) {
+            c->held = i;
+            c->whole = false;
+            break;
+        }
+    return true;
+}
+
+static bool take_gpu(Candidates *c);
+
 static bool take(void *ctx) {
     Candidates *c = ctx;
+    if (c->alone) return take_alone(c);
+    /* a grading that wants the machine to itself holds its file: none starts until it is done */
+    c->kept_out = c->machine >= 0 && flock(c->machine, LOCK_SH | LOCK_NB) != 0;
+    if (c->kept_out) return lock_failed(c);
+    bool taken = take_gpu(c);
+    if (c->machine >= 0) flock(c->machine, LOCK_UN); /* checked; a grading alone waits for the directory */
+    return taken;
+}
+
+static bool take_gpu(Candidates *c) {
     for (int i = 0; i < c->n; i++) {
         if (c->fds[i] < 0) continue;
         if (flock(c->fds[i], LOCK_EX | LOCK_NB) != 0) {
@@ -223,15 +283,16 @@ static char *holders_text(const GpuLockRequest *req, const Candidates *c) {
     StrBuf b = {0};
     for (int i = 0; i < c->n; i++) {
         char *h = holder_text(c->fds[i]);
-        sb_printf(&b, "%s%s: %s", i ? "; " : "", req->gpus[i], h);
+        /* a grading alone waits for whichever run: those that say who they are */
+        if (!c->alone || strcmp(h, HOLDER_UNKNOWN)) sb_printf(&b, "%s%s: %s", b.len ? "; " : "", req->gpus[i], h);
         free(h);
     }
-    return b.buf;
+    return b.buf ? b.buf : xstrdup(HOLDERS_UNKNOWN);
 }
 
 GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     memset(out, 0, sizeof *out);
-    out->fd = out->dir_fd = out->which = -1;
+    out->fd = out->dir_fd = out->machine_fd = out->which = -1;
     if (req->ngpus < 1) {
         error("no GPU to lock");
         return GPU_LOCK_FAILED;
@@ -249,6 +310,11 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
         if (c.fds[i] < 0 && !why[0]) snprintf(why, sizeof why, "%s/%s is %s", dir, name, wrong);
         free(name);
     }
+    char machine_wrong[200];
+    c.machine = open_gpu_file(c.dir, MACHINE_LOCK, machine_wrong, sizeof machine_wrong);
+    c.alone = req->alone;
+    c.what = req->what;
+    if (c.alone) why[0] = '\0'; /* the directory is its own to take, whatever the GPUs' files are */
     double timeout = req->timeout_s;
     if (timeout <= 0) timeout = DEFAULT_WAIT_S;
 
@@ -257,16 +323,27 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     bool taken = take(&c);
     if (!taken && req->no_wait) result = GPU_LOCK_TIMED_OUT;
     else if (!taken) {
-        char *holder = holders_text(req, &c);
+        bool machine_held = c.kept_out || (c.alone && !c.first && c.machine >= 0); /* by a grading alone */
+        char *holder = machine_held ? holder_text(c.machine) : holders_text(req, &c);
         char *whole = why[0] ? xprintf(" (%s: this grading waits for every grading on the machine)", why) : xstrdup("");
-        char *message = c.n == 1 ? xprintf("waiting for the GPU (%s): %s holds it%s; Ctrl-C stops", req->gpus[0], holder, whole)
-                                 : xprintf("waiting for one of %d GPUs, all busy (%s)%s; Ctrl-C stops", c.n, holder, whole);
+        bool named = strcmp(holder, HOLDERS_UNKNOWN) != 0;
+        char *message = c.alone ? xprintf("waiting for the other gradings on this machine to end%s%s%s: %s is graded with "
+                                          "the judge's own counters, which lose samples beside other work; Ctrl-C stops",
+                                          named ? " (" : "", named ? holder : "", named ? ")" : "",
+                                          req->what ? req->what : "this exercise")
+                        : c.kept_out ? xprintf("waiting: %s has this machine to itself (the judge's own counters lose "
+                                               "samples beside other work); Ctrl-C stops", holder)
+                        : c.n == 1   ? xprintf("waiting for the GPU (%s): %s holds it%s; Ctrl-C stops", req->gpus[0], holder, whole)
+                                     : xprintf("waiting for one of %d GPUs, all busy (%s)%s; Ctrl-C stops", c.n, holder, whole);
         if (req->on_wait) req->on_wait(message, req->ctx);
         free(message);
         free(whole);
         ProcWait waited = proc_wait_for(take, &c, timeout);
         if (waited == PROC_WAIT_TIMED_OUT) {
-            if (c.n == 1)
+            if (c.alone || c.kept_out)
+                error("this machine stayed busy with other gradings for %g s (%s)%s; GPUCOURSE_GPU_WAIT sets how long "
+                      "to wait", timeout, holder, c.alone ? ", and a witnessed grading needs it to itself" : "");
+            else if (c.n == 1)
                 error("the GPU (%s) stayed busy with other gradings for %g s (%s); GPUCOURSE_GPU_WAIT sets how long "
                       "to wait", req->gpus[0], timeout, holder);
             else
@@ -282,6 +359,10 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     }
     for (int i = 0; i < c.n; i++) /* all but the one held */
         if (c.fds[i] >= 0 && (result != GPU_LOCK_HELD || c.whole || i != c.held)) close(c.fds[i]);
+    if (c.machine >= 0 && (result != GPU_LOCK_HELD || !c.alone)) {
+        if (c.first) clear_note(c.machine); /* it waited first, and gives up */
+        close(c.machine);
+    }
     if (result != GPU_LOCK_HELD) {
         close(c.dir);
         free(c.fds);
@@ -290,17 +371,10 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
     out->held = true;
     out->which = c.held;
     out->dir_fd = c.dir;
+    if (c.alone) out->machine_fd = c.machine; /* its note written when it was taken */
     if (!c.whole) {
         out->why[0] = '\0'; /* another GPU's file could not serve; this one's did */
-        out->fd = c.fds[c.held];
-        struct stat st;
-        char me[160];
-        int n = snprintf(me, sizeof me, "pid %d of uid %d grading %s\n", (int)getpid(), (int)getuid(),
-                         req->what ? req->what : "?");
-        /* the note only into a file of our own (root's is only read) */
-        bool noted = fstat(out->fd, &st) == 0 && st.st_uid == geteuid() && pwrite(out->fd, me, (size_t)n, 0) == n &&
-                     ftruncate(out->fd, n) == 0;
-        (void)noted;
+        note_holder(out->fd = c.fds[c.held], req->what);
     }
     free(c.fds);
     return result;
@@ -309,12 +383,14 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
 void gpu_unlock(GpuLock *l) {
     if (!l->held) return;
     if (l->fd >= 0) {
-        struct stat st;
-        bool cleared = fstat(l->fd, &st) == 0 && st.st_uid == geteuid() && ftruncate(l->fd, 0) == 0; /* the note goes with the lock */
-        (void)cleared;
+        clear_note(l->fd);
         close(l->fd); /* releases the flock */
     }
+    if (l->machine_fd >= 0) {
+        clear_note(l->machine_fd);
+        close(l->machine_fd);
+    }
     close(l->dir_fd);
-    l->fd = l->dir_fd = -1;
+    l->fd = l->dir_fd = l->machine_fd = -1;
     l->held = false;
 }

@@ -19,7 +19,22 @@
  * Where a GPU's file cannot serve (another user's file, a FIFO, a
  * directory, a link), the grading takes the directory exclusive: it waits
  * for every grading on the machine and they for it. Squatting a name can
- * slow gradings down, never hang one or let two time on one GPU. */
+ * slow gradings down, never hang one or let two time on one GPU.
+ *
+ * A grading whose exercise is witnessed (the judge samples its GPU's
+ * counters itself: CUPTI PM sampling) needs the machine to itself: the
+ * sampler loses samples when the host's CPUs are busy, whatever the other
+ * GPUs do. Measured on a host of four H200s, ex33's reference graded
+ * alone passed every time (8 of 8); beside another witnessed grading
+ * 2 of 4 lost samples, beside three others 12 of 12; beside three plain
+ * ex01/ex13 gradings 2 of 2; beside 64
+ * busy CPU loops 1 of 1; beside kernels and contexts made and destroyed
+ * on the other three GPUs, 0 of 2. Such a grading (GpuLockRequest.alone)
+ * takes the directory exclusive, and first a file of the machine's,
+ * gpucourse-machine.lock, exclusive, which every other grading must be
+ * able to take shared before it starts: so the gradings that run end, no
+ * new one starts, and the witnessed grading is not starved by a stream of
+ * others. */
 #ifndef GPUCOURSE_GPULOCK_H
 #define GPUCOURSE_GPULOCK_H
 
@@ -29,7 +44,8 @@ typedef struct {
     int fd;         /* the GPU's own file, held exclusive; -1: none */
     int which;      /* the index in the request's gpus of the GPU held */
     bool held;      /* false: nothing to let go (a zeroed GpuLock is one) */
-    int dir_fd;     /* the lock directory: shared beside fd, exclusive without it */
+    int dir_fd;     /* the lock directory: shared beside fd, exclusive without it (or alone) */
+    int machine_fd; /* gpucourse-machine.lock, held exclusive by a grading alone; -1: none */
     char why[256];  /* the directory alone was (or would have been) taken: why the GPU's own file cannot serve */
 } GpuLock;
 
@@ -38,6 +54,7 @@ typedef enum { GPU_LOCK_HELD, GPU_LOCK_INTERRUPTED, GPU_LOCK_TIMED_OUT, GPU_LOCK
 typedef struct {
     const char *const *gpus; /* the GPUs' UUIDs (GpuInfo.uuids): any one of them will do */
     int ngpus;
+    bool alone;              /* the machine to itself: every other grading on it ended, none to start */
     const char *what;        /* who we are, for a waiting neighbour: "ex13" */
     double timeout_s;        /* how long to wait (a grade: GPUCOURSE_GPU_WAIT); 0: 600 s */
     bool no_wait;            /* taken now or not at all (GPU_LOCK_TIMED_OUT, nothing said, no error) */

@@ -11,6 +11,7 @@
 
 #include "../src/proc.h"
 #include "checks.h"
+#include "evidence.h"
 #include "gpulock.h"
 #include "judge.h"
 #include "launcher.h"
@@ -449,8 +450,12 @@ static bool take_gpu(Grading *g, bool no_wait) {
     const GradeOptions *o = g->o;
     const char *gpus[GPU_MAX];
     for (int i = 0; i < g->gpu.count; i++) gpus[i] = g->gpu.uuids[i];
-    GpuLockRequest want = {.gpus = gpus, .ngpus = g->gpu.count, .what = g->e->id, .timeout_s = g->gpu_wait_s,
-                           .no_wait = no_wait, .on_wait = o ? o->on_phase : NULL, .ctx = o ? o->ctx : NULL};
+    /* a witnessed exercise: its judge samples the GPU's counters, which lose samples beside other work (gpulock.h) */
+    char *witnessed = evidence_witness_metrics(g->e);
+    GpuLockRequest want = {.gpus = gpus, .ngpus = g->gpu.count, .alone = witnessed != NULL, .what = g->e->id,
+                           .timeout_s = g->gpu_wait_s, .no_wait = no_wait, .on_wait = o ? o->on_phase : NULL,
+                           .ctx = o ? o->ctx : NULL};
+    free(witnessed);
     GpuLock *lock = &g->judge.lock;
     GpuLockResult locked = g->launched ? GPU_LOCK_HELD : gpu_lock(&want, lock);
     if (no_wait && locked != GPU_LOCK_HELD) return false; /* busy, or to be said by the wait after nvcc */
@@ -531,7 +536,7 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
     Grading g = {.t = &t, .c = c, .w = w, .e = e, .o = o, .r = r, .student_so = student_so};
-    g.judge.lock.fd = g.judge.lock.dir_fd = -1;
+    g.judge.lock.fd = g.judge.lock.dir_fd = g.judge.lock.machine_fd = -1;
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
     /* how long the GPU's lock, and a launcher's queue, may keep us */
     double launch_wait_s;

@@ -146,7 +146,7 @@ void judge_settle(Judge *j, bool kill) {
     free(j->argv);
     strlist_free(&j->args);
     memset(j, 0, sizeof *j);
-    j->lock.fd = j->lock.dir_fd = -1;
+    j->lock.fd = j->lock.dir_fd = j->lock.machine_fd = -1;
 }
 
 void judge_run(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,

@@ -21,17 +21,20 @@ mkdir -p "$T/cuda" "$T/locks"
 ln -s "$STUB" "$T/cuda/libcuda.so.1"
 export LD_LIBRARY_PATH=$T/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GPUCOURSE_LOCK_DIR=$T/locks
 TWO=GPU-fake-a,GPU-fake-b
-# another grading that holds GPU $1's lock until killed ($! after it); back once it holds it
+# another grading that holds GPU $1's lock until killed ($! after it), as gpucourse does: its file
+# exclusive, the directory shared; back once it holds it
 hold() {
     rm -f "$T/held-$1"
-    python3 -c 'import fcntl, sys, time
-f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' \
+    python3 -c 'import fcntl, os, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX)
+d = os.open(os.path.dirname(sys.argv[1]), os.O_RDONLY); fcntl.flock(d, fcntl.LOCK_SH)
+open(sys.argv[2], "w").close(); time.sleep(60)' \
         "$T/locks/gpucourse-gpu-$1.lock" "$T/held-$1" &
     for i in $(seq 100); do [ -e "$T/held-$1" ] && return 0; sleep 0.05; done
 }
 "$GC" list >/dev/null
 cp solutions/ex01_*.cu "$T/ws/exercises/"
-echo "1..16"
+echo "1..17"
 
 # the GPU each result ran on, and its verdict: "ex01 skipped GPU-fake-a ..."
 results() {
@@ -75,8 +78,9 @@ t_busy_one() { # another grading holds GPU a: every grading goes to b, at once
     GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex01 ex03 --format json
     rc=$?
     kill $holder; wait $holder 2>/dev/null
+    # the one wait there may be: for b, while the other of the two has it (said, as every wait is)
     [ $rc = 0 ] && results >"$T/r" && cat "$T/r" && [ "$(grep -c ' skipped GPU-fake-b GPU-fake-b$' "$T/r")" = 2 ] &&
-        ! grep -q "waiting" "$T/goterr"
+        ! grep "waiting" "$T/goterr" | grep -v "all busy (GPU-fake-a: another grading run; GPU-fake-b: pid [0-9]* of uid [0-9]* grading ex0[13])"
 }
 check "a GPU another grading holds is passed over" t_busy_one
 
@@ -91,6 +95,29 @@ t_all_busy() { # both held: a wait, said, that ends at its bound with a setup er
     [ $rc = 0 ] && has "all 2 GPUs stayed busy with other gradings for 1 s"
 }
 check "all GPUs held: waits GPUCOURSE_GPU_WAIT, then a setup error naming them" t_all_busy
+
+t_witnessed_alone() { # a witnessed exercise (ex23: tensor cores) has the machine to itself (grader/gpulock.h)
+    cp solutions/ex23_*.cu "$T/ws/exercises/"
+    hold GPU-fake-a # a grading on GPU a: b is free, and still the witnessed one waits for it
+    a=$!
+    GPUCOURSE_FAKE_GPUS=$TWO GPUCOURSE_GPU_WAIT=1 code_is 65 "$GC" grade ex23
+    rc=$?
+    kill $a; wait $a 2>/dev/null
+    [ $rc = 0 ] && has "this machine stayed busy with other gradings for 1 s" &&
+        has_err "ex23: waiting for the other gradings on this machine to end: ex23 is graded with the judge.s own counters" || return 1
+    # a witnessed grading that holds the machine: a plain one waits, though both GPUs are free
+    python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); f.write("pid 42 of uid 7 grading ex33\n"); f.flush()
+open(sys.argv[2], "w").close(); time.sleep(60)' "$T/locks/gpucourse-machine.lock" "$T/held-machine" &
+    m=$!
+    for i in $(seq 100); do [ -e "$T/held-machine" ] && break; sleep 0.05; done
+    GPUCOURSE_FAKE_GPUS=$TWO GPUCOURSE_GPU_WAIT=1 code_is 65 "$GC" grade ex01
+    rc=$?
+    kill $m; wait $m 2>/dev/null
+    [ $rc = 0 ] && has_err "waiting: pid 42 of uid 7 grading ex33 has this machine to itself" || return 1
+    GPUCOURSE_FAKE_GPUS=$TWO code_is 77 "$GC" grade ex23 # all free: at once
+}
+check "a witnessed exercise waits for every grading on the machine, and every grading waits for it" t_witnessed_alone
 
 t_one_gpu() { # one GPU: its judge is pointed at nothing (it sees that one as device 0)
     GPUCOURSE_FAKE_GPUS=GPU-fake-a code_is 77 "$GC" grade ex01 ex03 --format json || return 1

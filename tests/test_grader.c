@@ -1817,13 +1817,16 @@ static void test_witness(void **state) {
     failed.verdict = V_PASS;
     failed.nevidence = 0;
     failed.counters.witness = COUNTERS_NONE;
-    assert_true(evidence_parse_line(&failed.counters, "witness", "failed: the samples are not consecutive"));
+    assert_true(evidence_parse_line(&failed.counters, "witness", "failed: the samples are not consecutive (the "
+                                                                    "interval is 100.0 us): samples were lost"));
     grade_check_evidence(&failed, &e);
     assert_int_equal(failed.verdict, V_REQUIREMENT);
     assert_non_null(strstr(failed.reason, "the samples are not consecutive"));
-    /* said as what the judge could not see, not as what the code did */
+    /* said as what the judge could not see, not as what the code did; lost samples with their likely cause */
     assert_non_null(strstr(failed.reason, "it got none"));
     assert_null(strstr(failed.reason, "does other work"));
+    assert_non_null(strstr(failed.reason, "grade again when the machine is quieter (the witness loses samples while "
+                                          "the machine's CPUs are busy"));
     failed.verdict = V_PASS;
     failed.nevidence = 0;
     failed.counters.witness = COUNTERS_NONE;
@@ -2455,7 +2458,12 @@ static void note_wait(const char *message, void *ctx) { snprintf(ctx, 400, "%s",
 /* A child process of ours that holds a GPU's lock for hold_s seconds
  * (after saying so on the pipe), then lets it go; with stop, it sends us
  * SIGINT first. */
-static pid_t hold_gpu(const char *gpu, double hold_s, bool stop) {
+static pid_t hold_as(const char *gpu, bool alone, const char *what, double hold_s, bool stop);
+
+static pid_t hold_gpu(const char *gpu, double hold_s, bool stop) { return hold_as(gpu, false, "ex13", hold_s, stop); }
+
+/* hold_gpu's child, grading what, alone (the machine to itself) or not. */
+static pid_t hold_as(const char *gpu, bool alone, const char *what, double hold_s, bool stop) {
     int p[2];
     assert_int_equal(pipe(p), 0);
     pid_t parent = getpid(), pid = fork();
@@ -2463,7 +2471,7 @@ static pid_t hold_gpu(const char *gpu, double hold_s, bool stop) {
     if (pid == 0) {
         GpuLock l;
         const char *gpus[] = {gpu};
-        GpuLockRequest req = {.gpus = gpus, .ngpus = 1, .what = "ex13"};
+        GpuLockRequest req = {.gpus = gpus, .ngpus = 1, .alone = alone, .what = what};
         if (gpu_lock(&req, &l) != GPU_LOCK_HELD) _exit(1);
         if (write(p[1], "h", 1) != 1) _exit(1);
         usleep((useconds_t)(0.3 * 1e6));
@@ -2533,6 +2541,75 @@ static void test_gpu_lock_any(void **state) {
     assert_int_equal(l.fd, -1);
     pid_t holders[] = {a, b, c};
     for (int i = 0; i < 3; i++) kill(holders[i], SIGKILL), waitpid(holders[i], NULL, 0);
+    unsetenv("GPUCOURSE_LOCK_DIR");
+    free(dir);
+}
+
+/* A witnessed grading has the machine to itself: it waits for the
+ * gradings that run (on any GPU), keeps new ones out while it waits and
+ * while it runs (a stream of short gradings cannot starve it), and each
+ * waiting one says who it waits for. */
+static void test_gpu_lock_alone(void **state) {
+    (void)state;
+    char *dir = tmpdir_new();
+    setenv("GPUCOURSE_LOCK_DIR", dir, 1);
+    const char *a[] = {"GPU-a"}, *b[] = {"GPU-b"}, *ab[] = {"GPU-a", "GPU-b"};
+    char message[600] = "";
+    GpuLock l, m;
+    GpuLockRequest alone = {.gpus = ab, .ngpus = 2, .alone = true, .what = "ex33", .timeout_s = 0.3,
+                            .on_wait = note_wait, .ctx = message};
+    GpuLockRequest plain = {.gpus = b, .ngpus = 1, .what = "ex01", .timeout_s = 0.3, .on_wait = note_wait, .ctx = message};
+
+    pid_t other = hold_gpu("GPU-a", 5.0, false); /* a grading on GPU-a: GPU-b is free, and still it waits */
+    assert_int_equal(gpu_lock(&alone, &l), GPU_LOCK_TIMED_OUT);
+    assert_non_null(strstr(message, "waiting for the other gradings on this machine to end (GPU-a: pid "));
+    assert_non_null(strstr(message, "ex33 is graded with the judge's own counters"));
+    assert_non_null(strstr(last_error(), "this machine stayed busy with other gradings for 0.3 s"));
+    assert_int_equal(l.machine_fd, -1);
+    assert_int_equal(gpu_lock(&plain, &m), GPU_LOCK_HELD); /* the alone one gave up: nothing kept back */
+    gpu_unlock(&m);
+    kill(other, SIGKILL), waitpid(other, NULL, 0);
+
+    other = hold_gpu("GPU-a", 1.0, false); /* it ends: the alone one goes */
+    alone.timeout_s = 10;
+    double t0 = now_seconds();
+    assert_int_equal(gpu_lock(&alone, &l), GPU_LOCK_HELD);
+    assert_true(now_seconds() - t0 > 0.5);
+    assert_true(l.machine_fd >= 0);
+    char *machine = path_join(dir, "gpucourse-machine.lock"), *note = read_file(machine, NULL);
+    assert_non_null(strstr(note, "grading ex33"));
+    free(note);
+    message[0] = '\0'; /* held: a grading on the other GPU waits, and says for whom */
+    assert_int_equal(gpu_lock(&plain, &m), GPU_LOCK_TIMED_OUT);
+    assert_non_null(strstr(message, "waiting: pid "));
+    assert_non_null(strstr(message, "grading ex33 has this machine to itself"));
+    gpu_unlock(&l);
+    note = read_file(machine, NULL);
+    assert_string_equal(note, ""); /* the note goes with the lock */
+    free(note);
+    waitpid(other, NULL, 0);
+
+    /* first come: while the alone one waits for a running grading, a new one does not start */
+    other = hold_gpu("GPU-a", 1.5, false);
+    pid_t waiter = fork();
+    assert_true(waiter >= 0);
+    if (waiter == 0) {
+        GpuLockRequest req = {.gpus = a, .ngpus = 1, .alone = true, .what = "ex45", .timeout_s = 10};
+        if (gpu_lock(&req, &l) != GPU_LOCK_HELD) _exit(1);
+        usleep(500 * 1000);
+        _exit(0);
+    }
+    usleep(400 * 1000); /* it waits for other now */
+    message[0] = '\0';
+    assert_int_equal(gpu_lock(&plain, &m), GPU_LOCK_TIMED_OUT); /* GPU-b free, but the waiting one came first */
+    assert_non_null(strstr(message, "grading ex45 has this machine to itself"));
+    int status;
+    assert_int_equal(waitpid(waiter, &status, 0), waiter);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    waitpid(other, NULL, 0);
+    assert_int_equal(gpu_lock(&plain, &m), GPU_LOCK_HELD); /* all done: at once */
+    gpu_unlock(&m);
+    free(machine);
     unsetenv("GPUCOURSE_LOCK_DIR");
     free(dir);
 }
@@ -3253,7 +3330,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_static_checks_without_gpu), cmocka_unit_test(test_repairs_in_the_whole_stream),
         cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
-        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_digest), cmocka_unit_test(test_build_record_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
+        cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_gpu_lock), cmocka_unit_test(test_gpu_lock_any), cmocka_unit_test(test_gpu_lock_alone), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_digest), cmocka_unit_test(test_build_record_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
         cmocka_unit_test(test_counter_table_80), cmocka_unit_test(test_ceilings_gemm), cmocka_unit_test(test_ceilings_memory), cmocka_unit_test(test_ceiling_kinds),
