@@ -171,6 +171,12 @@ static void count_call(CallCtx &c, const Msg &m) {
     size_t size = 0;
     bool counted = counters_ready && record_buf.ptr && counters_resume(why, sizeof why) &&
                    call_with_counters(c, NULL, why, sizeof why);
+    // From the call's end until the record is in the judge's buffer no
+    // handler of the student's runs (held signals come after the reply); the
+    // call itself runs with the mask of a timed one, which it cannot tell apart.
+    sigset_t all, before;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &before);
     char paused[400];
     if (counters_ready && !counters_pause(paused, sizeof paused) && counted) {
         snprintf(why, sizeof why, "%s", paused);
@@ -183,14 +189,18 @@ static void count_call(CallCtx &c, const Msg &m) {
     }
     if (!counted) {
         reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
         return;
     }
     if (c.err == cudaSuccess) c.err = cudaMemcpy(record_buf.ptr, record, size, cudaMemcpyHostToDevice);
     if (c.err != cudaSuccess) {
         reply(MSG_FAIL, m.seq, 0, (std::string("cuda: ") + cudaGetErrorString(c.err)).c_str());
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
         return;
     }
+    if (c.err == cudaSuccess) c.err = cudaDeviceSynchronize();  // the record is in the judge's buffer
     reply(MSG_DONE, m.seq, c.ms, NULL, size);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
 // Calls one contestant on a bound slot.
@@ -412,6 +422,10 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
     if (!trusted) {  // limits and the syscall filter on every thread
         limit_host_memory();
         spec.guarded = counters_table(&spec.guarded_bytes);  // CUPTI's entry points stay read-only
+        // Where calls are counted, no thread starts from here on (CUDA's and
+        // CUPTI's are up): no code of the student's runs beside the decode
+        // of a counted call but through CUDA's own threads (count_call).
+        spec.no_new_threads = counters != NULL;
         if (sandbox_enter(&spec, &st) < 0) {
             *why = "setup: sandbox: " + std::string(st.note);
             return 3;

@@ -35,6 +35,8 @@ typedef struct {
                                        make writable, unmap, map over or move again (the runner's table of
                                        CUPTI's entry points); NULL: none */
     size_t guarded_bytes;
+    bool no_new_threads;            /* no thread starts once the filter is on (clone refused): the counting
+                                       runner, so that no code of the student's runs beside its decode */
 } SandboxSpec;
 
 typedef struct {

@@ -695,7 +695,7 @@ static const struct {
  * runner's device files, its own tasks' names), so the filter leaves opens
  * to it: the driver opens a device file again when a profiler is enabled a
  * second time (a counted call), which a blanket refusal made fail. */
-static void build_filter(Bpf *b, uint32_t pid, bool paths_confined, const Guard *guard) {
+static void build_filter(Bpf *b, uint32_t pid, bool paths_confined, const Guard *guard, bool no_new_threads) {
     b->n = 0;
     /* A syscall of another ABI (i386 int 0x80, arm32) has other numbers: kill. */
     emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
@@ -718,7 +718,7 @@ static void build_filter(Bpf *b, uint32_t pid, bool paths_confined, const Guard 
         if (paths_confined && (rules[i].verdict == OPEN_READ_ARG1 || rules[i].verdict == OPEN_READ_ARG2)) continue;
         unsigned at = b->n;
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)rules[i].nr, 0, 0);
-        emit_verdict(b, rules[i].verdict, pid);
+        emit_verdict(b, no_new_threads && rules[i].verdict == THREADS_ONLY ? DENY : rules[i].verdict, pid);
         if (at < sizeof b->ins / sizeof *b->ins) b->ins[at].jf = (unsigned char)(b->n - at - 1); /* past the verdict */
     }
     ret(b, SB_ALLOW);
@@ -735,7 +735,7 @@ int seccomp_enter(const SandboxSpec *spec, bool paths_confined, SandboxStatus *s
     }
     static Bpf b; /* 8 KB: not on a thread's stack */
     Guard guard = {(uint64_t)(uintptr_t)spec->guarded, (uint64_t)(uintptr_t)spec->guarded + spec->guarded_bytes};
-    build_filter(&b, (uint32_t)getpid(), paths_confined, spec->guarded ? &guard : NULL);
+    build_filter(&b, (uint32_t)getpid(), paths_confined, spec->guarded ? &guard : NULL, spec->no_new_threads);
     if (b.n > sizeof b.ins / sizeof b.ins[0]) {
         errno = E2BIG;
         return sandbox_fail(st, "seccomp filter of %u instructions", b.n);

@@ -59,6 +59,7 @@ static char g_exe[4096]; /* this test program, allowed only through sandbox_mapp
 static const char *g_extra_write; /* one more path to write beneath (the runner's /proc/self/task), or NULL */
 static bool g_files_first;        /* Landlock entered alone first, as the student's runner does */
 static const void *g_guarded;     /* SandboxSpec.guarded: a page made read-only before the sandbox, or NULL */
+static bool g_no_new_threads;     /* SandboxSpec.no_new_threads: the counting runner */
 
 typedef void (*Step)(Report *r);
 
@@ -93,7 +94,8 @@ static Report run_sandboxed(Step before, Step probe) {
                             .max_open_files = 128,
                             .max_threads = 64,
                             .guarded = g_guarded,
-                            .guarded_bytes = g_guarded ? 4096 : 0};
+                            .guarded_bytes = g_guarded ? 4096 : 0,
+                            .no_new_threads = g_no_new_threads};
         if (g_files_first && sandbox_restrict_files(&spec, &r.status) != 0) _exit(5);
         if (before) before(&r);
         r.entered = sandbox_enter(&spec, &r.status);
@@ -753,6 +755,34 @@ static void test_own_memory(void **state) {
     assert_int_equal(r.ret[13], 1);
 }
 
+/* ---- no thread beside the counting runner's decode -------------------------------- */
+
+static void *idle_thread(void *arg) { return arg; }
+
+static void probe_no_new_threads(Report *r) {
+    pthread_t t;
+    int err = pthread_create(&t, NULL, idle_thread, NULL);
+    if (err == 0) pthread_join(t, NULL);
+    errno = err;
+    record(r, err == 0 ? 0 : -1);
+    if (g_no_new_threads) /* by hand (only where it is refused: a thread on this stack would not end well) */
+        record(r, syscall(SYS_clone, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD, NULL));
+}
+
+static void test_no_new_threads(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_no_new_threads);  /* threads as any runner: allowed */
+    need_seccomp(&r);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.ret[0], 0);
+    g_no_new_threads = true;
+    r = run_sandboxed(NULL, probe_no_new_threads);
+    g_no_new_threads = false;
+    assert_int_equal(r.n, 2);
+    assert_refused(r, 0, EPERM);
+    assert_refused(r, 1, EPERM);
+}
+
 /* ---- a range kept read-only (the runner's CUPTI table) ------------------------- */
 
 /* Three pages: the middle one guarded, its neighbours free to change. */
@@ -872,7 +902,7 @@ int main(void) {
         cmocka_unit_test(test_proc),            cmocka_unit_test(test_runtime_libraries),
         cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
         cmocka_unit_test(test_restrict_files_before_threads), cmocka_unit_test(test_own_memory),
-        cmocka_unit_test(test_guarded),
+        cmocka_unit_test(test_guarded),         cmocka_unit_test(test_no_new_threads),
     };
     return cmocka_run_group_tests_name("sandbox", tests, setup, teardown);
 }
