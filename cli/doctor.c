@@ -77,6 +77,23 @@ int cmd_doctor(const Options *o) {
             gpu_unlock(&lock);
             free(path);
         }
+        if (g.count > 1) { /* a witnessed grading has the machine to itself (grader/gpulock.h) */
+            GpuLock lock;
+            const char *first[] = {g.uuids[0]};
+            GpuLockRequest probe = {.gpus = first, .ngpus = 1, .alone = true, .what = "doctor", .timeout_s = 0.01};
+            GpuLockResult locked = gpu_lock(&probe, &lock);
+            char *path = gpu_machine_lock_path();
+            if (locked == GPU_LOCK_FAILED) snprintf(detail, sizeof detail, "cannot be used: %s", last_error());
+            else
+                snprintf(detail, sizeof detail, "%s%s: a grading of a witnessed exercise (chapters 7-11's tensor cores "
+                         "and multicast) waits for every other and runs alone%s",
+                         lock.machine_why[0] ? lock.machine_why : path,
+                         lock.machine_why[0] ? " (others are not kept out while it waits)" : "",
+                         locked == GPU_LOCK_TIMED_OUT ? " (a grading runs now)" : "");
+            doctor_line(locked != GPU_LOCK_FAILED, "machine lock", detail, NULL);
+            gpu_unlock(&lock);
+            free(path);
+        }
         if (g.cc_major != 9 && doctor_json)
             doctor_line(false, "hopper", "the course targets Hopper (sm_90a); this GPU cannot run its code", NULL);
         else if (g.cc_major != 9)

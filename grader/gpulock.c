@@ -44,6 +44,8 @@ static char *lock_name(const char *gpu) {
     return xprintf("gpucourse-gpu-%s.lock", name);
 }
 
+char *gpu_machine_lock_path(void) { return xprintf("%s/%s", gpu_lock_dir(), MACHINE_LOCK); }
+
 char *gpu_lock_path(const char *gpu) {
     char *name = lock_name(gpu), *path = xprintf("%s/%s", gpu_lock_dir(), name);
     free(name);
@@ -310,8 +312,9 @@ GpuLockResult gpu_lock(const GpuLockRequest *req, GpuLock *out) {
         if (c.fds[i] < 0 && !why[0]) snprintf(why, sizeof why, "%s/%s is %s", dir, name, wrong);
         free(name);
     }
-    char machine_wrong[200];
+    char machine_wrong[160];
     c.machine = open_gpu_file(c.dir, MACHINE_LOCK, machine_wrong, sizeof machine_wrong);
+    if (c.machine < 0) snprintf(out->machine_why, sizeof out->machine_why, "%s/%s is %s", dir, MACHINE_LOCK, machine_wrong);
     c.alone = req->alone;
     c.what = req->what;
     if (c.alone) why[0] = '\0'; /* the directory is its own to take, whatever the GPUs' files are */

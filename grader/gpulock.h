@@ -46,6 +46,7 @@ typedef struct {
     bool held;      /* false: nothing to let go (a zeroed GpuLock is one) */
     int dir_fd;     /* the lock directory: shared beside fd, exclusive without it (or alone) */
     int machine_fd; /* gpucourse-machine.lock, held exclusive by a grading alone; -1: none */
+    char machine_why[200]; /* why that file cannot serve (nobody is kept out while one waits), or "" */
     char why[256];  /* the directory alone was (or would have been) taken: why the GPU's own file cannot serve */
 } GpuLock;
 
@@ -79,5 +80,8 @@ extern const char gpu_lock_shared_dir[];
 
 /* The lock file of a GPU (malloc'd). */
 char *gpu_lock_path(const char *gpu);
+
+/* The machine's lock file, gpucourse-machine.lock (malloc'd). */
+char *gpu_machine_lock_path(void);
 
 #endif

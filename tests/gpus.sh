@@ -243,6 +243,14 @@ check "kill -9 mid-way: the workers and their compilers die with it" t_kill_9
 t_doctor() {
     GPUCOURSE_FAKE_GPUS=$TWO "$GC" doctor >"$T/got" 2>&1
     has_text "gpus.*2: a grading takes whichever is free" &&
-        [ "$(joined "$T/got" | grep -c 'gpu lock.*gpucourse-gpu-GPU-fake-[ab].lock')" = 2 ]
+        [ "$(joined "$T/got" | grep -c 'gpu lock.*gpucourse-gpu-GPU-fake-[ab].lock')" = 2 ] &&
+        has_text "machine lock .*/gpucourse-machine.lock: a grading of a witnessed exercise .* runs alone" || return 1
+    # a link planted there: said, and the witnessed gradings still alone (the directory), only not first in line
+    rm -f "$T/locks/gpucourse-machine.lock" && ln -s /etc/passwd "$T/locks/gpucourse-machine.lock"
+    GPUCOURSE_FAKE_GPUS=$TWO "$GC" doctor >"$T/got" 2>&1
+    rc=$?
+    rm -f "$T/locks/gpucourse-machine.lock"
+    has_text "machine lock .*gpucourse-machine.lock is a symbolic link.* (others are not kept out while it waits)" &&
+        [ $rc != 64 ]
 }
-check "doctor: the GPUs, and each one's lock" t_doctor
+check "doctor: the GPUs, each one's lock, and the machine's" t_doctor
