@@ -164,10 +164,10 @@ static int open_gpu_file(int dir, const char *name, char *why, size_t why_len) {
     return -1;
 }
 
-/* What the holder wrote into the file, its first line made safe to show
- * (another process's text). */
 static const char HOLDER_UNKNOWN[] = "another grading run", HOLDERS_UNKNOWN[] = "other gradings";
 
+/* What the holder wrote into the file, its first line made safe to show
+ * (another process's text). */
 static char *holder_text(int fd) {
     char buf[160];
     ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
