@@ -29,7 +29,7 @@ B := build
 # (grader/gpulock.h): one fixed path whatever the PREFIX, made by make install.
 LOCK_DIR := /var/lib/gpucourse/locks
 CORE_SRCS := src/util.c src/proc.c src/course.c src/scaffold.c src/yamlguard.c src/progress.c src/workspace.c \
-             grader/toolchain.c grader/phases.c grader/grader.c grader/judge.c grader/checks.c grader/decide.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/ceiling.c grader/libscan.c grader/loaded.c grader/profile.c harness/sandbox.c harness/seccomp.c
+             grader/toolchain.c grader/gpuprobe.c grader/phases.c grader/grader.c grader/judge.c grader/checks.c grader/decide.c grader/libcache.c grader/trace.c grader/sass.c grader/evidence.c grader/kernels.c grader/diagnose.c grader/gpulock.c grader/launcher.c grader/classroom.c grader/calibrate.c grader/report.c grader/ceiling.c grader/libscan.c grader/loaded.c grader/profile.c harness/sandbox.c harness/seccomp.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/%.o)
 TUI_SRCS := tui/doc.c tui/highlight.c tui/markdown.c tui/watch.c tui/card.c tui/draw.c tui/state.c tui/views.c tui/app.c
 TUI_OBJS := $(TUI_SRCS:%.c=$(B)/%.o)
