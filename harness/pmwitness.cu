@@ -16,6 +16,7 @@ bool pm_begin(char *why, size_t why_size) { return no_pm_sampling(why, why_size)
 bool pm_end(const PmSample **, size_t *, char *why, size_t why_size) { return no_pm_sampling(why, why_size); }
 void pm_last(struct PmWindow *w) { *w = PmWindow{}; }
 void pm_drain_cpus(const cpu_set_t *) {}
+void pm_enter_drain_cpus(void) {}
 void pm_close(void) {}
 #else
 #include <cuda.h>
@@ -443,7 +444,7 @@ static bool decode(bool *drained, char *why, size_t why_size) {
 // While the window is open: decode every DRAIN_MS, so that the hardware
 // buffer never holds more than a few drains' worth.
 static void drain_loop(void) {
-    if (drain_cpus_set) sched_setaffinity(0, sizeof drain_cpus, &drain_cpus);  // this thread only
+    pm_enter_drain_cpus();
     std::unique_lock<std::mutex> hold(window.lock);
     while (!window.stop && window.error.empty()) {
         window.wake.wait_for(hold, std::chrono::milliseconds(DRAIN_MS));
@@ -584,6 +585,10 @@ void pm_last(struct PmWindow *w) { *w = last; }
 void pm_drain_cpus(const cpu_set_t *set) {
     drain_cpus = *set;
     drain_cpus_set = true;
+}
+
+void pm_enter_drain_cpus(void) {
+    if (drain_cpus_set) sched_setaffinity(0, sizeof drain_cpus, &drain_cpus);  // this thread only
 }
 
 void pm_close(void) {

@@ -82,6 +82,12 @@ void pm_last(struct PmWindow *w);
 // runners', where the student is timed. Unset: the caller's CPUs.
 void pm_drain_cpus(const cpu_set_t *set);
 
+// Moves the calling thread onto those CPUs (when set): the threads that
+// call pm_open and pm_begin, so that whatever CUPTI and the driver start
+// from them inherits CPUs it can move between, not the judge's one pinned
+// CPU, where any other busy thread would hold it up.
+void pm_enter_drain_cpus(void);
+
 // Ends an open window without reading it and releases CUPTI's objects.
 void pm_close(void);
 

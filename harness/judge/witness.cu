@@ -36,9 +36,10 @@ static unsigned long long realtime_ns(void) {
 // takes about 0.12 s on the H200) while the warm-up runs, which is neither
 // timed nor witnessed; window_ready waits for it. A window opened again
 // after a counted call is waited for at once (witness_reopen): the calls
-// that follow are timed, and the opening would share the judge's CPU and
-// reconfigure the GPU's counters under them. (A pointer, as
-// witness_opener below.)
+// that follow are timed, and the opening would reconfigure the GPU's
+// counters under them. Both openers run on the drain's CPUs, not the
+// judge's pinned one (pm_enter_drain_cpus). (A pointer, as witness_opener
+// below.)
 static std::thread *window_opener;
 static bool window_began;
 static char window_why[512];
@@ -82,6 +83,7 @@ static char witness_open_why[512];
 static void witness_open(void) {
     if (!witness_list) return;
     witness_opener = new std::thread([] {
+        pm_enter_drain_cpus();  // not the judge's pinned CPU: what CUPTI starts here inherits it
         witnessing = pm_open(0, witness_list, witness_open_why, sizeof witness_open_why);
     });
 }
@@ -115,7 +117,10 @@ static void quiet_interval(void) {
 // witnessed call).
 static void witness_begin(void) {
     if (!witnessing || window_open || window_opener) return;
-    window_opener = new std::thread([] { window_began = pm_begin(window_why, sizeof window_why); });
+    window_opener = new std::thread([] {
+        pm_enter_drain_cpus();
+        window_began = pm_begin(window_why, sizeof window_why);
+    });
 }
 
 // After a counted call: open again before any timed call.
