@@ -550,8 +550,9 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                     "correct, but not graded: this exercise is passed only with the judge's own reading of the GPU's "
                     "counters while your calls are timed, and it cannot read them on this machine: %s",
                     r->counters.witness_why);
-    else if (!line.ok && r->counters.witness != COUNTERS_COLLECTED)
+    else if (!line.ok && r->counters.witness != COUNTERS_COLLECTED) {
         /* not a finding about the code: the judge did not see, so it cannot pass */
+        r->witness_lost = strstr(line.text, "samples were lost") != NULL;
         grade_set_verdict(r, V_REQUIREMENT,
                     "correct, but not shown: this exercise is passed only with the judge's own reading of the GPU's "
                     "counters while your calls are timed, and it got none: %s; grade again%s, and if this stays, "
@@ -561,6 +562,7 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                         ? " when the machine is quieter (the witness loses samples while the machine's CPUs are busy: "
                           "gpucourse's other gradings wait for this one, other programs do not)"
                         : "");
+    }
     else if (!line.ok)
         grade_set_verdict(r, V_REQUIREMENT,
                     "correct, but at size %s the GPU's counters show %s: your code does other work when its "

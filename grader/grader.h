@@ -180,6 +180,7 @@ typedef struct {
     StaticOutcome statics[STATIC_COUNT]; /* how the checks that need no GPU ended */
     char static_not_run[384];   /* why the machine code could not be checked (STATIC_NOT_RUN), or "" */
     StrList notes;              /* things skipped or worth knowing */
+    bool witness_lost;          /* the judge's own counters lost samples (a busy machine): graded again once */
     char sandbox[160];          /* how the student's code was confined: "landlock 7, seccomp on" */
     double wall_s;
     Trace trace;                /* where the wall time went */
@@ -314,7 +315,10 @@ char *grade_gpu_env(const GradeResult *r);
  * block has no position wrong in every tile). */
 bool wrong_map_repeats_in_tiles(const WrongMap *m);
 
-/* Grades the student's file of e; fills r (always, also on setup errors). */
+/* Grades the student's file of e; fills r (always, also on setup errors).
+ * A grading whose witness lost samples (GradeResult.witness_lost: the
+ * machine's CPUs were busy, nothing the student's code can cause) is done
+ * once more, and that one decides, with a note. */
 void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
                     GradeResult *r);
 

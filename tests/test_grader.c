@@ -1827,12 +1827,14 @@ static void test_witness(void **state) {
     assert_null(strstr(failed.reason, "does other work"));
     assert_non_null(strstr(failed.reason, "grade again when the machine is quieter (the witness loses samples while "
                                           "the machine's CPUs are busy"));
+    assert_true(failed.witness_lost); /* grade_exercise grades it once more */
     failed.verdict = V_PASS;
     failed.nevidence = 0;
     failed.counters.witness = COUNTERS_NONE;
     grade_check_evidence(&failed, &e);
     assert_int_equal(failed.verdict, V_REQUIREMENT);
     assert_non_null(strstr(failed.reason, "the judge said nothing of them"));
+    assert_false(failed.witness_lost); /* not a busy machine: decided at once */
     failed.verdict = V_PASS;
     failed.nevidence = 0;
     assert_true(evidence_parse_line(&failed.counters, "witness", "unavailable: this CUDA Toolkit's CUPTI has no PM sampling"));
