@@ -536,8 +536,8 @@ void grade_exercise(const Course *c, const Workspace *w, const Exercise *e, cons
     grade_once(c, w, e, o, r);
     r->wall_s += first_s;
     strlist_add(&r->notes, r->witness_lost ? "graded twice: the judge's own counters lost samples both times"
-                                           : "graded twice: the first grading's own counters lost samples (a busy "
-                                             "machine); this is the second");
+                                           : "graded twice: the judge's own counters lost samples in the first "
+                                             "grading (a busy machine); this is the second");
 }
 
 static void grade_once(const Course *c, const Workspace *w, const Exercise *e, const GradeOptions *o,
