@@ -558,7 +558,7 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                     "counters while your calls are timed, and it got none: %s; grade again%s, and if this stays, "
                     "report it with the output of gpucourse doctor",
                     line.text,
-                    strstr(line.text, "samples were lost")
+                    r->witness_lost
                         ? " when the machine is quieter (the witness loses samples while the machine's CPUs are busy: "
                           "gpucourse's other gradings wait for this one, other programs do not)"
                         : "");
