@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../grader/libscan.h"
-#include "../src/util.h"
+#include "scratch.h"
 
 static char *dir, *path;
 
@@ -19,13 +19,7 @@ static void cleanup(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!dir) {
-        const char *base = getenv("TMPDIR");
-        dir = xprintf("%s/gpucourse-fuzz-XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(dir)) abort();
-        path = path_join(dir, "student.so");
-        atexit(cleanup);
-    }
+    fuzz_scratch(&dir, &path, "student.so", cleanup);
     if (write_file_atomic(path, (const char *)data, size) < 0) abort();
     LibScan s;
     if (libscan_file(path, &s) != 0) return 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../src/progress.h"
+#include "scratch.h"
 
 static char *dir, *path;
 
@@ -32,13 +33,7 @@ static void cleanup(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!dir) {
-        const char *base = getenv("TMPDIR");
-        dir = xprintf("%s/gpucourse-fuzz-XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(dir)) abort();
-        path = path_join(dir, "progress.yaml");
-        atexit(cleanup);
-    }
+    fuzz_scratch(&dir, &path, "progress.yaml", cleanup);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
     Progress p;
