@@ -552,7 +552,7 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                     r->counters.witness_why);
     else if (!line.ok && r->counters.witness != COUNTERS_COLLECTED) {
         /* not a finding about the code: the judge did not see, so it cannot pass */
-        r->witness_lost = strstr(line.text, "samples were lost") != NULL;
+        r->witness_lost = strstr(line.text, WITNESS_LOST) != NULL;
         grade_set_verdict(r, V_REQUIREMENT,
                     "correct, but not shown: this exercise is passed only with the judge's own reading of the GPU's "
                     "counters while your calls are timed, and it got none: %s; grade again%s, and if this stays, "

@@ -86,6 +86,11 @@ char *evidence_metrics(const Exercise *e);
  * same, to compare. malloc'd. */
 char *evidence_witness_metrics(const Exercise *e);
 
+/* How the judge's witness says it lost samples (harness/pmwitness.cu: a gap
+ * between samples, the hardware buffer overflowed; tests/pmwitness.sh holds
+ * its words): a busy machine, so the grading is done once more. */
+#define WITNESS_LOST "samples were lost"
+
 /* Reads one result line ("key: rest") into c when it is a counters line
  * ("counters: ...", "counter: NAME VALUE"); returns whether it was. */
 bool evidence_parse_line(Counters *c, const char *key, const char *rest);

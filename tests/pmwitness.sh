@@ -61,8 +61,9 @@ if cc -shared -fPIC -o "$T/sim/libcuda.so.1" "$T/cuinit.c" &&
     # samples come again; decoding again while that made progress never ended. 50 ms at 100 us: about 500
     check "a decoder that stops with OTHER while samples keep coming: the window ends, every sample summed" h200 "$WHOLE"
     check "a decoder that never says END_OF_RECORDS after the stop: two empty decodes end it" quiet "$WHOLE"
-    check "a hole between two samples: not consecutive, said" gap 'failed: the samples are not consecutive'
-    check "the hardware buffer overflowed: said" overflow 'failed: .*overflowed'
+    # "samples were lost": the grader's words for a busy machine (grader/evidence.h WITNESS_LOST), graded once more
+    check "a hole between two samples: not consecutive, said" gap 'failed: the samples are not consecutive.*: samples were lost$'
+    check "the hardware buffer overflowed: said" overflow 'failed: .*overflowed: samples were lost'
     check "more samples than the window's time holds: not the GPU's" phantom 'failed: the sampler returned [0-9]+ samples .*not the GPU'
     check "an image full with no sample completed: said, not decoded for ever" fullnone 'failed: .*without completing one'
 else
