@@ -22,7 +22,10 @@ NCURSES_LIBS ?= $(shell pkg-config --libs ncursesw 2>/dev/null)
 CMARK_LIBS ?= -Wl,-Bstatic -lcmark-gfm-extensions -lcmark-gfm -Wl,-Bdynamic
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 ALL_CFLAGS := $(WARN) $(CFLAGS) -DGPUCOURSE_VERSION='"$(VERSION)"' -MMD -MP
-LDLIBS := $(YAML_LIBS) -ldl -lm
+# SHA-256 for the build records' digests (src/util.c): Nettle, linked in statically as libyaml is,
+# so that a build carried to another machine needs neither there.
+NETTLE_LIBS ?= -Wl,-Bstatic -lnettle -Wl,-Bdynamic
+LDLIBS := $(YAML_LIBS) $(NETTLE_LIBS) -ldl -lm
 
 B := build
 # The GPU lock directory every gpucourse on the machine uses by default

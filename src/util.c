@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <nettle/sha2.h>
+
 static char last_error_buf[2048];
 
 int error(const char *fmt, ...) {
@@ -382,83 +384,22 @@ uint64_t hash_bytes(uint64_t h, const void *data, size_t len) {
 
 uint64_t hash_str(uint64_t h, const char *s) { return hash_bytes(h, s, strlen(s) + 1); }
 
-/* SHA-256 (FIPS 180-4). */
-static const uint32_t sha256_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-static void sha256_block(uint32_t st[8], const unsigned char *b) {
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 | (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = st[0], b_ = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
-        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b_) ^ (a & c) ^ (b_ & c));
-        h = g, g = f, f = e, e = d + t1, d = c, c = b_, b_ = a, a = t1 + t2;
-    }
-    st[0] += a, st[1] += b_, st[2] += c, st[3] += d, st[4] += e, st[5] += f, st[6] += g, st[7] += h;
-}
-
-/* SHA-256 of the n parts as one message. */
-static void sha256_parts(const unsigned char *const *parts, const size_t *sizes, int n, unsigned char out[32]) {
-    uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    unsigned char block[64];
-    size_t fill = 0;
-    uint64_t total = 0;
-    for (int k = 0; k < n; k++) {
-        const unsigned char *p = parts[k];
-        size_t left = sizes[k];
-        total += left;
-        while (left > 0) {
-            if (fill == 0 && left >= 64) { /* whole blocks straight from the data */
-                sha256_block(st, p);
-                p += 64, left -= 64;
-                continue;
-            }
-            size_t take = 64 - fill < left ? 64 - fill : left;
-            memcpy(block + fill, p, take);
-            fill += take, p += take, left -= take;
-            if (fill == 64) sha256_block(st, block), fill = 0;
-        }
-    }
-    block[fill++] = 0x80;
-    if (fill > 56) {
-        memset(block + fill, 0, 64 - fill);
-        sha256_block(st, block);
-        fill = 0;
-    }
-    memset(block + fill, 0, 56 - fill);
-    for (int i = 0; i < 8; i++) block[56 + i] = (unsigned char)((total * 8) >> (56 - 8 * i));
-    sha256_block(st, block);
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 4; j++) out[4 * i + j] = (unsigned char)(st[i] >> (24 - 8 * j));
-}
-
+/* SHA-256: Nettle's (linked in statically, as libyaml is). */
 void sha256(const void *data, size_t len, unsigned char out[32]) {
-    const unsigned char *parts[] = {data};
-    sha256_parts(parts, &len, 1, out);
+    struct sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, len, data);
+    sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 uint64_t digest_bytes(uint64_t d, const void *data, size_t len) {
-    unsigned char head[8], out[32];
+    unsigned char head[8], out[SHA256_DIGEST_SIZE];
     for (int i = 0; i < 8; i++) head[i] = (unsigned char)(d >> (56 - 8 * i));
-    const unsigned char *parts[] = {head, data};
-    const size_t sizes[] = {8, len};
-    sha256_parts(parts, sizes, 2, out);
+    struct sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, sizeof head, head);
+    sha256_update(&c, len, data);
+    sha256_digest(&c, sizeof out, out);
     uint64_t v = 0;
     for (int i = 0; i < 8; i++) v = v << 8 | out[i];
     return v;

@@ -29,6 +29,7 @@ present() {
     build-essential) has_command "${CC%% *}" && has_command make ;;
     pkg-config) has_command pkg-config ;;
     libyaml-dev) has_header '#include <yaml.h>' ;;
+    nettle-dev) has_header '#include <nettle/sha2.h>' ;;
     libncurses-dev) pkg-config --exists ncursesw 2>/dev/null ;;
     libcmark-gfm-dev) has_header '#include <cmark-gfm.h>' ;;
     libcmark-gfm-extensions-dev) has_header '#include <cmark-gfm-core-extensions.h>' ;;
@@ -49,7 +50,7 @@ present() {
     esac
 }
 
-BUILD="build-essential pkg-config libyaml-dev libncurses-dev libcmark-gfm-dev libcmark-gfm-extensions-dev"
+BUILD="build-essential pkg-config libyaml-dev nettle-dev libncurses-dev libcmark-gfm-dev libcmark-gfm-extensions-dev"
 TEST="libcmocka-dev tmux python3 procps patch slurm-wlm munge"
 FUZZ="clang libclang-rt-dev"
 case $1 in
