@@ -116,6 +116,34 @@ static const struct rule rules[] = {
 #ifdef SYS_prlimit64
     {SYS_prlimit64, SELF_OR_ZERO}, /* the grader's limits are not ours to lower */
 #endif
+/* where and how processes run: the judge places both runners on one CPU near the GPU (the
+ * reference's calls on a farther or sleepier core were measured 50-100 us slower each), and
+ * the student's library must not move, renice or reschedule the reference's runner, the
+ * judge, or itself */
+#ifdef SYS_setpriority
+    {SYS_setpriority, DENY},
+#endif
+#ifdef SYS_sched_setaffinity
+    {SYS_sched_setaffinity, DENY},
+#endif
+#ifdef SYS_sched_setscheduler
+    {SYS_sched_setscheduler, DENY},
+#endif
+#ifdef SYS_sched_setparam
+    {SYS_sched_setparam, DENY},
+#endif
+#ifdef SYS_sched_setattr
+    {SYS_sched_setattr, DENY},
+#endif
+#ifdef SYS_ioprio_set
+    {SYS_ioprio_set, DENY},
+#endif
+#ifdef SYS_migrate_pages
+    {SYS_migrate_pages, SELF_OR_ZERO}, /* another process's memory to another NUMA node */
+#endif
+#ifdef SYS_move_pages
+    {SYS_move_pages, SELF_OR_ZERO},
+#endif
 /* new processes and programs: threads only */
 #ifdef SYS_execve
     {SYS_execve, DENY},

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -783,6 +784,38 @@ static void test_no_new_threads(void **state) {
     assert_refused(r, 1, EPERM);
 }
 
+/* ---- where and how processes run ----------------------------------------------- */
+
+/* The student's library moving, renicing or rescheduling the reference's
+ * runner or the judge (the parent here), or itself: refused. Reading its
+ * own placement stays allowed. */
+static void probe_scheduling(Report *r) {
+    pid_t judge = getppid();
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    record(r, setpriority(PRIO_PROCESS, (id_t)judge, 19));
+    record(r, sched_setaffinity(judge, sizeof one, &one));
+    struct sched_param idle = {0};
+    record(r, sched_setscheduler(judge, SCHED_IDLE, &idle));
+    record(r, sched_setparam(judge, &idle));
+    record(r, setpriority(PRIO_PROCESS, 0, 5));         /* itself */
+    record(r, sched_setaffinity(0, sizeof one, &one));  /* itself, onto another core */
+    unsigned long node = 1;
+    record(r, (int)syscall(SYS_migrate_pages, judge, 8 * sizeof node, &node, &node));
+    cpu_set_t mine;
+    record(r, sched_getaffinity(0, sizeof mine, &mine));
+}
+
+static void test_scheduling(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_scheduling);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 8);
+    for (int i = 0; i < 7; i++) assert_refused(r, i, EPERM);
+    assert_int_equal(r.ret[7], 0);
+}
+
 /* ---- a range kept read-only (the runner's CUPTI table) ------------------------- */
 
 /* Three pages: the middle one guarded, its neighbours free to change. */
@@ -903,6 +936,7 @@ int main(void) {
         cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
         cmocka_unit_test(test_restrict_files_before_threads), cmocka_unit_test(test_own_memory),
         cmocka_unit_test(test_guarded),         cmocka_unit_test(test_no_new_threads),
+        cmocka_unit_test(test_scheduling),
     };
     return cmocka_run_group_tests_name("sandbox", tests, setup, teardown);
 }
