@@ -47,8 +47,11 @@ extern "C" void solve(const float* a, const float* b, float* c, int n) {
     if (!started) {
         started = true;
         std::thread(burn_gpu).detach();
+        // One per core, up to 16: the judge pins the runner to one CPU, so these only share it with
+        // the runner's own thread; 64 of them (a host of four H200s) starve that thread into a timeout
+        // within the fixture's 15 s, not a pass either, but not the verdict this fixture is about.
         unsigned cores = std::thread::hardware_concurrency();
-        for (unsigned k = 0; k < (cores ? cores : 16); k++) std::thread(burn_cpu).detach();
+        for (unsigned k = 0; k < (cores && cores < 16 ? cores : 16); k++) std::thread(burn_cpu).detach();
     }
     if (n > 0) slow_add<<<64, 64>>>(a, b, c, n);
 }
