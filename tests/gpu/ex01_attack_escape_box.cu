@@ -1,9 +1,10 @@
-// expect: 1 wrong_answer -- computes c = a + b only if one of issue 44's escapes works from its constructor under the real driver (TIOCSTI into a terminal, UDP and Unix sockets, System V memory, memfd code, shared anonymous memory, another process's /proc, a file of the user's); each is refused, so c stays poisoned
+// expect: 1 wrong_answer -- computes c = a + b only if one of issue 44's escapes works from its constructor under the real driver (TIOCSTI into a terminal, UDP and Unix sockets, System V memory, a POSIX message queue, memfd code, shared anonymous memory, another process's /proc, a file of the user's); each is refused, so c stays poisoned
 // Attack: prove a way out of the runner before doing the work. Every way tried is one a student who wants the
 // instructor's keys, or a channel to a helper process, would try first. Stopped: the runner has no controlling
-// terminal and every 'T' ioctl answers ENOTTY; socket() is refused for every family; System V IPC, memfd_create
-// and MAP_SHARED|MAP_ANONYMOUS are refused by the syscall filter; Landlock lets it read only the runtime's
-// libraries, the driver's files and its own /proc directory. What got through is printed (the result's output).
+// terminal and every 'T' ioctl answers ENOTTY; socket() is refused for every family; System V IPC, POSIX
+// message queues, memfd_create and MAP_SHARED|MAP_ANONYMOUS are refused by the syscall filter; Landlock lets it
+// read only the runtime's libraries, the driver's files and its own /proc directory. What got through is printed
+// (the result's output).
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,9 @@ __attribute__((constructor)) static void try_every_way_out(void) {
     int shm = shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
     tried("System V shared memory", shm >= 0);
     if (shm >= 0) shmctl(shm, IPC_RMID, nullptr);
+    int queue = (int)syscall(SYS_mq_open, "gpucourse-escape", O_CREAT | O_RDWR | O_CLOEXEC, 0600, nullptr);
+    tried("a POSIX message queue (outlives the runner)", queue >= 0);
+    if (queue >= 0) syscall(SYS_mq_unlink, "gpucourse-escape");
     tried("memfd_create", syscall(SYS_memfd_create, "code", 0) >= 0);
     void *shared = mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     tried("shared anonymous memory", shared != MAP_FAILED);
