@@ -41,6 +41,7 @@
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
@@ -441,6 +442,19 @@ static void sysv_sem(void) {
     OPEN("semget made a set: semid=%d", id);
 }
 
+/* A POSIX message queue lives on under its name for any later process of the
+ * user; the probe unlinks the one it made (the control run makes one too) */
+static void posix_mq(void) {
+    char name[64];
+    snprintf(name, sizeof name, "gpucourse-hostile-%d", (int)getpid());
+    int q = (int)syscall(SYS_mq_open, name, O_CREAT | O_RDWR | O_CLOEXEC, 0600, NULL);
+    if (q < 0) return BLOCKED("mq_open: %s", strerror(errno));
+    int sent = (int)syscall(SYS_mq_timedsend, q, "results", 7, 0, NULL);
+    syscall(SYS_mq_unlink, name);
+    OPEN("mq_open made the queue %s (a message sent: %s; unlinked again by the probe)", name,
+         sent == 0 ? "yes" : strerror(errno));
+}
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int released;
@@ -569,6 +583,7 @@ static const struct {
     {"sysv-shm", sysv_shm},                            // item 6
     {"sysv-msg", sysv_msg},                            // item 6
     {"sysv-sem", sysv_sem},                            // item 6
+    {"posix-mq", posix_mq},                            // item 6
     {"threads", threads},                              // item 6
     {"shared-anon", shared_anon},                      // item 6
     {"shared-devzero", shared_devzero},                // item 6
