@@ -408,7 +408,9 @@ static const struct rule rules[] = {
 #endif
 /* POSIX message queues, for the same reason: a queue lives on under its name until unlinked, for
  * any later process of the user to open (a first run's outputs kept for the determinism re-run,
- * one student's results left for another's runner in a class grade); Landlock does not see them */
+ * one student's results left for another's runner in a class grade). Landlock refuses opening
+ * one (EACCES) only on the threads it binds: before ABI 8 not CUDA's own, started before it,
+ * where a host function the student enqueues (cudaLaunchHostFunc) runs */
 #ifdef SYS_mq_open
     {SYS_mq_open, DENY},
 #endif
