@@ -46,6 +46,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     Msg a = await(r, m.seq, doing);
     double answered = now_us();
     freeze_begin(r);
+    if (m.flags & RUN_COUNTERS) trace("timed %s: the runner's counted call (its profiler on, the passes, off)", dims);
     // Not idle for a while: another process's work (said as soon as NVML
     // shows it), or the student's, left running.
     IdleWatch w = {&r, answered, false, 0, {0, 0, 0}};
@@ -75,6 +76,7 @@ static Call call(Problem &p, int c, const Scalars &s, bool timed, bool with_coun
     }
     std::vector<double> counts;
     if (a.type == MSG_DONE && (m.flags & RUN_COUNTERS) && !read_record(a.bytes[0], counts)) return call(p, c, s, timed);
+    if (a.type == MSG_DONE && (m.flags & RUN_COUNTERS)) trace("timed %s: its record read by the judge", dims);
     if (a.type == MSG_FAIL) {
         const char *text = a.text;
         if (!strncmp(text, "cuda: ", 6)) text += 6;

@@ -150,7 +150,7 @@ static TimedEnd timed_run(const Dims &dims, uint64_t seed, int samples, double w
                 bool count = c == STUDENT && counted_round[k] && counting;
                 if (count) witness_end();
                 Call one = call(p, c, s, true, count);
-                if (count) trace("timed %s: a counted call", size);
+                if (count) trace("timed %s: a counted call, the runner checked", size);
                 if (count) witness_reopen();
                 if (count) {
                     if (!one.counts.empty()) counted_calls.push_back(one);
