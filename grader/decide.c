@@ -551,17 +551,23 @@ static void check_witness(GradeResult *r, const Exercise *e) {
                     "counters while your calls are timed, and it cannot read them on this machine: %s",
                     r->counters.witness_why);
     else if (!line.ok && r->counters.witness != COUNTERS_COLLECTED) {
-        /* not a finding about the code: the judge did not see, so it cannot pass */
+        /* not a finding about the code: the judge did not see, so it cannot pass. Lost samples are the
+         * machine's busy CPUs (the counted calls showed the technique already): GPU busy, as another
+         * process on the GPU is, so that nothing is recorded against the student */
         r->witness_lost = strstr(line.text, WITNESS_LOST) != NULL;
-        grade_set_verdict(r, V_REQUIREMENT,
-                    "correct, but not shown: this exercise is passed only with the judge's own reading of the GPU's "
-                    "counters while your calls are timed, and it got none: %s; grade again%s, and if this stays, "
-                    "report it with the output of gpucourse doctor",
-                    line.text,
-                    r->witness_lost
-                        ? " when the machine is quieter (the witness loses samples while the machine's CPUs are busy: "
-                          "gpucourse's other gradings wait for this one, other programs do not)"
-                        : "");
+        if (r->witness_lost)
+            grade_set_verdict(r, V_GPU_BUSY,
+                        "correct, but not judged: this exercise is passed only with the judge's own reading of the "
+                        "GPU's counters while your calls are timed, and it lost samples: %s; nothing was recorded: "
+                        "grade again when the machine is quieter (the witness loses samples while the machine's CPUs "
+                        "are busy: gpucourse's other gradings wait for this one, other programs do not)",
+                        line.text);
+        else
+            grade_set_verdict(r, V_REQUIREMENT,
+                        "correct, but not shown: this exercise is passed only with the judge's own reading of the "
+                        "GPU's counters while your calls are timed, and it got none: %s; grade again, and if this "
+                        "stays, report it with the output of gpucourse doctor",
+                        line.text);
     }
     else if (!line.ok)
         grade_set_verdict(r, V_REQUIREMENT,

@@ -35,12 +35,14 @@ t_again() {
 }
 check "samples lost, then a grading that kept them: graded twice, the second passes, a note says so" t_again
 
-t_twice() {
-    grade lost lost 5 && [ "$(cat "$T/count")" = 2 ] && json "r['verdict'] == 'requirement_not_met'" &&
+t_twice() { # the machine's doing, not the student's: GPU busy (75), nothing recorded
+    cat "$T/ws/progress.yaml" >"$T/progress.before" 2>/dev/null
+    grade lost lost 75 && [ "$(cat "$T/count")" = 2 ] && json "r['verdict'] == 'gpu_busy'" &&
         json "'grade again when the machine is quieter' in r['reason']" &&
-        json "'graded twice: the judge\\'s own counters lost samples both times' in r['notes']"
+        json "'graded twice: the judge\\'s own counters lost samples both times' in r['notes']" &&
+        { cat "$T/ws/progress.yaml" 2>/dev/null | cmp -s - "$T/progress.before" || { echo "progress changed"; return 1; }; }
 }
-check "samples lost twice: requirement not met, with the advice, graded no third time" t_twice
+check "samples lost twice: GPU busy, with the advice, nothing recorded, graded no third time" t_twice
 
 t_not_lost() { # a witness that failed otherwise is decided at once
     grade none ok 5 && [ "$(cat "$T/count")" = 1 ] && json "r['verdict'] == 'requirement_not_met'" &&
