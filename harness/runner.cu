@@ -162,6 +162,17 @@ static void bind_record(const Msg &m, int *fds, int nfds) {
     reply(MSG_DONE, m.seq, 0, NULL);
 }
 
+// Every signal held for as long as it lives, then the mask as it was.
+struct SignalsHeld {
+    sigset_t before;
+    SignalsHeld() {
+        sigset_t all;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &before);
+    }
+    ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &before, NULL); }
+};
+
 // A counted call (RUN_COUNTERS): the profiler enabled for it alone, the
 // call collected (replayed for counters of several passes), its record
 // copied to the judge's buffer; DONE says the record's length in bytes[0].
@@ -172,11 +183,10 @@ static void count_call(CallCtx &c, const Msg &m) {
     bool counted = counters_ready && record_buf.ptr && counters_resume(why, sizeof why) &&
                    call_with_counters(c, NULL, why, sizeof why);
     // From the call's end until the record is in the judge's buffer no
-    // handler of the student's runs (held signals come after the reply); the
-    // call itself runs with the mask of a timed one, which it cannot tell apart.
-    sigset_t all, before;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &before);
+    // handler of the student's runs (held signals come after the reply, when
+    // `held` goes); the call itself runs with the mask of a timed one, which
+    // it cannot tell apart.
+    SignalsHeld held;
     char paused[400];
     if (counters_ready && !counters_pause(paused, sizeof paused) && counted) {
         snprintf(why, sizeof why, "%s", paused);
@@ -187,20 +197,11 @@ static void count_call(CallCtx &c, const Msg &m) {
         snprintf(why, sizeof why, "the record (%zu bytes) does not fit its buffer (%zu)", size, record_buf.bytes);
         counted = false;
     }
-    if (!counted) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
-        pthread_sigmask(SIG_SETMASK, &before, NULL);
-        return;
-    }
+    if (!counted) return reply(MSG_FAIL, m.seq, 0, (std::string("counters: ") + why).c_str());
     if (c.err == cudaSuccess) c.err = cudaMemcpy(record_buf.ptr, record, size, cudaMemcpyHostToDevice);
-    if (c.err != cudaSuccess) {
-        reply(MSG_FAIL, m.seq, 0, (std::string("cuda: ") + cudaGetErrorString(c.err)).c_str());
-        pthread_sigmask(SIG_SETMASK, &before, NULL);
-        return;
-    }
     if (c.err == cudaSuccess) c.err = cudaDeviceSynchronize();  // the record is in the judge's buffer
+    if (c.err != cudaSuccess) return reply(MSG_FAIL, m.seq, 0, (std::string("cuda: ") + cudaGetErrorString(c.err)).c_str());
     reply(MSG_DONE, m.seq, c.ms, NULL, size);
-    pthread_sigmask(SIG_SETMASK, &before, NULL);
 }
 
 // Calls one contestant on a bound slot.
