@@ -238,7 +238,7 @@ static bool take_alone(Candidates *c) {
     return true;
 }
 
-static bool take_gpu(Candidates *c);
+static bool take_one_gpu(Candidates *c);
 
 static bool take(void *ctx) {
     Candidates *c = ctx;
@@ -246,12 +246,12 @@ static bool take(void *ctx) {
     /* a grading that wants the machine to itself holds its file: none starts until it is done */
     c->kept_out = c->machine >= 0 && flock(c->machine, LOCK_SH | LOCK_NB) != 0;
     if (c->kept_out) return lock_failed(c);
-    bool taken = take_gpu(c);
+    bool taken = take_one_gpu(c);
     if (c->machine >= 0) flock(c->machine, LOCK_UN); /* checked; a grading alone waits for the directory */
     return taken;
 }
 
-static bool take_gpu(Candidates *c) {
+static bool take_one_gpu(Candidates *c) {
     for (int i = 0; i < c->n; i++) {
         if (c->fds[i] < 0) continue;
         if (flock(c->fds[i], LOCK_EX | LOCK_NB) != 0) {
