@@ -6,6 +6,7 @@
  * sandbox_fail put what happened into the status. */
 #define _GNU_SOURCE
 #include "seccomp.h"
+#include "seccomp_calls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +51,7 @@
 #ifdef SB_AUDIT_ARCH
 
 enum verdict {
+    ALLOW,         /* an open rule where Landlock decides (build_filter) */
     DENY,          /* EPERM */
     NOSYS,         /* ENOSYS: the caller falls back to an older call we check */
     THREADS_ONLY,  /* clone: EPERM unless it makes a thread (arg0 = flags on both archs) */
@@ -74,7 +76,8 @@ struct rule {
     enum verdict verdict;
 };
 
-/* Default: allow. Everything here is something a CUDA solution has no use for. */
+/* Refused, or allowed only with conditions, each with its reason. What is
+ * allowed outright is `allowed` below; everything else answers ENOSYS. */
 static const struct rule rules[] = {
 /* reaching into other processes: debugging, memory, handles, signals, limits */
 #ifdef SYS_ptrace
@@ -511,6 +514,60 @@ static const struct rule rules[] = {
 #endif
 };
 
+/* What a CUDA solution, the runtime, the driver and CUPTI may do besides the
+ * rules above: every other syscall answers ENOSYS (build_filter), those the
+ * kernel adds later included, so that the runner is confined by what it may
+ * do, not by a list of what it may not (the rules above keep their reasons
+ * and their conditions). ENOSYS, as a kernel without the call would say: a
+ * library that has a fallback takes it. */
+static const int allowed[] = {
+    /* descriptors it holds: read, write, wait on, duplicate, close (which files it may open
+     * is Landlock's call and the open rules') */
+    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_preadv, SYS_preadv2, SYS_close,
+    SYS_close_range, SYS_dup, SYS_dup2, SYS_dup3, SYS_fcntl, SYS_flock, SYS_fsync, SYS_fdatasync,
+    SYS_ftruncate, SYS_fallocate, SYS_fadvise64, SYS_readahead, SYS_pipe, SYS_pipe2, SYS_poll,
+    SYS_ppoll, SYS_select, SYS_pselect6, SYS_epoll_create, SYS_epoll_create1, SYS_epoll_ctl,
+    SYS_epoll_wait, SYS_epoll_pwait, SYS_epoll_pwait2, SYS_eventfd, SYS_eventfd2, SYS_signalfd,
+    SYS_signalfd4, SYS_timerfd_create, SYS_timerfd_settime, SYS_timerfd_gettime, SYS_inotify_init,
+    SYS_inotify_init1, SYS_inotify_add_watch, SYS_inotify_rm_watch,
+    /* the sockets it was given (the judge's, socketpair's): with no socket of its own, nothing
+     * to bind, listen on or connect */
+    SYS_sendto, SYS_recvfrom, SYS_sendmsg, SYS_recvmsg, SYS_sendmmsg, SYS_recvmmsg, SYS_shutdown,
+    SYS_getsockname, SYS_getpeername, SYS_getsockopt, SYS_setsockopt,
+    /* files, read only: what Landlock lets it see */
+    SYS_stat, SYS_fstat, SYS_lstat, SYS_newfstatat, SYS_fstatat64, SYS_statx, SYS_statfs,
+    SYS_fstatfs, SYS_access, SYS_faccessat, SYS_faccessat2, SYS_readlink, SYS_readlinkat,
+    SYS_getdents, SYS_getdents64, SYS_getcwd, SYS_chdir, SYS_fchdir, SYS_getxattr, SYS_lgetxattr,
+    SYS_fgetxattr, SYS_listxattr, SYS_llistxattr, SYS_flistxattr, SYS_umask,
+    /* memory of its own (mmap and mprotect have rules above) */
+    SYS_brk, SYS_munmap, SYS_mremap, SYS_msync, SYS_mincore, SYS_madvise, SYS_mlock, SYS_mlock2,
+    SYS_munlock, SYS_mlockall, SYS_munlockall, SYS_mbind, SYS_set_mempolicy, SYS_get_mempolicy,
+    SYS_set_mempolicy_home_node, SYS_pkey_alloc, SYS_pkey_free, SYS_membarrier,
+    /* threads and their synchronisation (clone has a rule above), and leaving */
+    SYS_futex, SYS_futex_waitv, SYS_set_robust_list, SYS_get_robust_list, SYS_set_tid_address,
+    SYS_rseq, SYS_arch_prctl, SYS_sched_yield, SYS_sched_getaffinity, SYS_sched_getparam,
+    SYS_sched_getscheduler, SYS_sched_getattr, SYS_sched_get_priority_max,
+    SYS_sched_get_priority_min, SYS_sched_rr_get_interval, SYS_getcpu, SYS_exit, SYS_exit_group,
+    SYS_restart_syscall,
+    /* signals to itself, and timers */
+    SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_rt_sigpending, SYS_rt_sigtimedwait,
+    SYS_rt_sigsuspend, SYS_sigaltstack, SYS_pause, SYS_alarm, SYS_getitimer, SYS_setitimer,
+    SYS_timer_create, SYS_timer_settime, SYS_timer_gettime, SYS_timer_getoverrun, SYS_timer_delete,
+    /* clocks, read */
+    SYS_nanosleep, SYS_clock_nanosleep, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday,
+    SYS_time, SYS_times,
+    /* who and where it is, and its own limits (prlimit64 has a rule above) */
+    SYS_getpid, SYS_getppid, SYS_gettid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid,
+    SYS_getresuid, SYS_getresgid, SYS_getgroups, SYS_getpgrp, SYS_getpgid, SYS_getsid,
+    SYS_getpriority, SYS_ioprio_get, SYS_getrlimit, SYS_setrlimit, SYS_getrusage, SYS_sysinfo,
+    SYS_uname, SYS_capget, SYS_wait4, SYS_waitid, SYS_getrandom,
+    /* confining itself further */
+    SYS_seccomp, SYS_landlock_create_ruleset, SYS_landlock_add_rule, SYS_landlock_restrict_self,
+#if defined(__x86_64__)
+    453, /* map_shadow_stack: glibc may give a new thread a shadow stack (no header names it yet) */
+#endif
+};
+
 /* clone flags that make a new namespace: a thread has no business with them */
 #define SB_CLONE_NEWNS_FLAGS                                                                             \
     (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | \
@@ -577,6 +634,7 @@ static void allow_if_arg0(Bpf *b, uint32_t value) {
 /* The instructions after "nr matched": each path ends in a return. */
 static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
     switch (v) {
+    case ALLOW: ret(b, SB_ALLOW); break;
     case DENY: ret(b, SB_EPERM); break;
     case NOSYS: ret(b, SB_ENOSYS); break;
     case THREADS_ONLY:
@@ -766,12 +824,21 @@ static void build_filter(Bpf *b, uint32_t pid, bool paths_confined, const Guard 
         emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
     }
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
-        if (paths_confined && (rules[i].verdict == OPEN_READ_ARG1 || rules[i].verdict == OPEN_READ_ARG2)) continue;
+        enum verdict v = rules[i].verdict;
+        if (paths_confined && (v == OPEN_READ_ARG1 || v == OPEN_READ_ARG2)) v = ALLOW;
+        if (no_new_threads && v == THREADS_ONLY) v = DENY;
         unsigned at = b->n;
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)rules[i].nr, 0, 0);
-        emit_verdict(b, no_new_threads && rules[i].verdict == THREADS_ONLY ? DENY : rules[i].verdict, pid);
+        emit_verdict(b, v, pid);
         if (at < sizeof b->ins / sizeof *b->ins) b->ins[at].jf = (unsigned char)(b->n - at - 1); /* past the verdict */
     }
+    /* the allowed calls jump to one ALLOW after them, past the ENOSYS that ends the list */
+    _Static_assert(sizeof allowed / sizeof *allowed < 255, "a jump of the allowed list must fit in 8 bits");
+    unsigned left = 0; /* the calls of this architecture (-1: not here, seccomp_calls.h) */
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) left += allowed[i] >= 0;
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
+        if (allowed[i] >= 0) emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)allowed[i], (unsigned char)left--, 0);
+    ret(b, SB_ENOSYS);
     ret(b, SB_ALLOW);
 }
 

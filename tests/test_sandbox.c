@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/un.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -825,6 +826,44 @@ static void test_scheduling(void **state) {
     assert_int_equal(r.ret[7], 0);
 }
 
+/* ---- everything not allowed ---------------------------------------------------- */
+
+/* Calls the filter neither allows nor has a rule for answer ENOSYS, as a
+ * kernel without them would: here ones a plain process may make (each
+ * succeeds, or fails another way, without the filter), a server socket on a
+ * socketpair, and a number no kernel has yet. The calls a program makes all
+ * the time still work. */
+static void probe_left_out(Report *r) {
+    record(r, syscall(SYS_setuid, getuid()));                 /* succeeds for anyone: the uid it has */
+    record(r, syscall(SYS_sync));                             /* writes back every file system */
+    int fds[2];
+    record(r, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, fds));
+    struct sockaddr_un abstract = {.sun_family = AF_UNIX};
+    memcpy(abstract.sun_path, "\0gpucourse-left-out", 20);
+    record(r, bind(fds[0], (struct sockaddr *)&abstract, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 20)));
+    record(r, syscall(SYS_sendfile, fds[0], 0, NULL, 1));
+    unsigned long ctx = 0;
+    record(r, syscall(SYS_io_setup, 1, &ctx));
+    record(r, syscall(499, 0, 0, 0));                         /* not a syscall of Linux 6.18 */
+    char buf[1];
+    record(r, read(fds[1], buf, 0));                          /* still there: read, getpid, clock_gettime */
+    record(r, getpid() > 0 ? 0 : -1);
+    struct timespec t;
+    record(r, clock_gettime(CLOCK_MONOTONIC, &t));
+}
+
+static void test_left_out(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_left_out);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 10);
+    assert_refused(r, 0, ENOSYS);
+    assert_refused(r, 1, ENOSYS);
+    assert_int_equal(r.ret[2], 0);
+    for (int i = 3; i < 7; i++) assert_refused(r, i, ENOSYS);
+    for (int i = 7; i < 10; i++) assert_int_equal(r.ret[i], 0);
+}
+
 /* ---- a range kept read-only (the runner's CUPTI table) ------------------------- */
 
 /* Three pages: the middle one guarded, its neighbours free to change. */
@@ -945,7 +984,7 @@ int main(void) {
         cmocka_unit_test(test_mapped_files),    cmocka_unit_test(test_memory_and_metadata),
         cmocka_unit_test(test_restrict_files_before_threads), cmocka_unit_test(test_own_memory),
         cmocka_unit_test(test_guarded),         cmocka_unit_test(test_no_new_threads),
-        cmocka_unit_test(test_scheduling),
+        cmocka_unit_test(test_scheduling),     cmocka_unit_test(test_left_out),
     };
     return cmocka_run_group_tests_name("sandbox", tests, setup, teardown);
 }
