@@ -519,7 +519,10 @@ static const struct rule rules[] = {
  * kernel adds later included, so that the runner is confined by what it may
  * do, not by a list of what it may not (the rules above keep their reasons
  * and their conditions). ENOSYS, as a kernel without the call would say: a
- * library that has a fallback takes it. */
+ * library that has a fallback takes it. The calls CUDA 13.0's libcudart and
+ * libcupti make through syscall() (objdump: gettid, mbind, set_mempolicy,
+ * get_mempolicy, move_pages, write, statx, mmap, munmap, futex) are all here
+ * or under a rule; the driver's are listed by .probe/s56/sys.sh on a GPU. */
 static const int allowed[] = {
     /* descriptors it holds: read, write, wait on, duplicate, close (which files it may open
      * is Landlock's call and the open rules') */
