@@ -266,8 +266,8 @@ __device__ __forceinline__ void tile_at(int tile, int tiles_m, int tiles_n, int&
 // (m0, n0). Lane l of warp w holds rows m0 + 16w + l / 4 (+ 8) and column
 // pairs n0 + 8i + 2 (l % 4): four lanes cover 32 contiguous bytes of a row,
 // a whole sector. Inside tiles (and an even N, so that pairs are 8-byte
-// aligned) read 16 old pairs at once, then write; edge tiles go element by
-// element.
+// aligned) read 16 old pairs at once, then write; edge tiles element by
+// element, 32 loads before their stores.
 template <int R>
 __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restrict__ C, int M, int N, int m0, int n0,
                                            float alpha, float beta)
@@ -295,18 +295,32 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
         }
         return;
     }
+    // At an edge of C, element by element; still 32 loads of C before their
+    // stores (one element loaded, then stored, then the next: each waits for
+    // L2, and an edge tile took 4 times as long as a whole one).
 #pragma unroll
-    for (int i = 0; i < R / 4; ++i)
+    for (int i0 = 0; i0 < R / 4; i0 += 8) {
+        float old[8][2][2];
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 8; ++i)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int r = row + 8 * h, c = col + 8 * i + e;
-                if (r < M && c < N) {
-                    float* q = C + (size_t)r * N + c;
-                    *q = alpha * d[4 * i + 2 * h + e] + beta * *q;
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int r = row + 8 * h, c = col + 8 * (i0 + i) + e;
+                    old[i][h][e] = r < M && c < N ? C[(size_t)r * N + c] : 0.f;
                 }
-            }
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int r = row + 8 * h, c = col + 8 * (i0 + i) + e;
+                    if (r < M && c < N)
+                        C[(size_t)r * N + c] = alpha * d[4 * (i0 + i) + 2 * h + e] + beta * old[i][h][e];
+                }
+    }
 }
 
 // A persistent block per SM walks tiles blockIdx.x, blockIdx.x + gridDim.x,
