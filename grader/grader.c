@@ -1,10 +1,12 @@
 #define _GNU_SOURCE
 #include "grader.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -478,14 +480,53 @@ static bool take_gpu(Grading *g, bool no_wait) {
     return true;
 }
 
-static bool start_judge(Grading *g, bool go) {
+static bool start_judge(Grading *g, const char *student, bool go) {
     char *gpu_env = g->launched ? NULL : gpu_visible_env(&g->gpu, g->r->gpu_id);
-    bool started = judge_start(&g->judge, g->e, &g->parts, g->student_so, g->o,
+    bool started = judge_start(&g->judge, g->e, &g->parts, student, g->o,
                                (JudgePlan){g->e->check_sizes, g->e->ncheck_sizes, true, g->launched ? &g->launch : NULL,
                                            gpu_env},
                                go, g->r);
     free(gpu_env);
     return started;
+}
+
+/* The student's runner of a judge started beside nvcc makes its context and
+ * loads the profiler while nvcc compiles, so its sandbox must name the
+ * library's file before nvcc writes it (a Landlock rule holds the inode,
+ * and nvcc puts a new file in place). It is given this copy instead,
+ * BUILD/LABEL-EXnn.run.so: made here, empty, and filled in place once the
+ * library is built and read (library_copy_fill). One grading at a time
+ * holds it, until its judge is gone (judge_settle); a second one of the
+ * same file at once starts its judge after nvcc, as before. Returns the
+ * copy's path, or NULL. */
+static char *library_copy_take(Grading *g) {
+    size_t n = strlen(g->student_so);
+    char *path = xprintf("%.*s.run.so", (int)(n > 3 ? n - 3 : n), g->student_so);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || ftruncate(fd, 0) < 0) {
+        if (fd >= 0) close(fd);
+        free(path);
+        return NULL;
+    }
+    g->judge.library_fd = fd;
+    return path;
+}
+
+/* The built library's bytes into the runner's copy (library_copy_take), in
+ * place. False with the verdict set when it could not. */
+static bool library_copy_fill(Grading *g) {
+    int from = open(g->student_so, O_RDONLY | O_CLOEXEC);
+    int to = g->judge.library_fd;
+    bool ok = from >= 0 && ftruncate(to, 0) == 0 && lseek(to, 0, SEEK_SET) == 0;
+    char buf[1 << 16];
+    ssize_t got = 0;
+    while (ok && (got = read(from, buf, sizeof buf)) != 0) {
+        if (got < 0 && errno == EINTR) continue;
+        ok = got > 0 && write_all(to, buf, (size_t)got) == 0;
+    }
+    if (from >= 0) close(from);
+    if (!ok) grade_set_verdict(g->r, V_SETUP_ERROR, "cannot copy your library for its runner: %s", strerror(errno));
+    return ok;
 }
 
 /* Just before nvcc runs: when the harness is built, the GPU here and free
@@ -507,7 +548,9 @@ static void judge_beside_nvcc(void *ctx) {
     scratch.trace.origin = r->trace.origin;
     scratch.seed = r->seed;
     g->r = &scratch;
-    bool started = take_gpu(g, true) && start_judge(g, true);
+    char *copy = take_gpu(g, true) ? library_copy_take(g) : NULL;
+    bool started = copy && start_judge(g, copy, true);
+    free(copy);
     g->r = r;
     if (!started) { /* said again, and so, after nvcc */
         judge_settle(&g->judge, true);
@@ -555,6 +598,7 @@ static void grade_once(const Course *c, const Workspace *w, const Exercise *e, c
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
     Grading g = {.t = &t, .c = c, .w = w, .e = e, .o = o, .r = r, .student_so = student_so};
     g.judge.lock.fd = g.judge.lock.dir_fd = g.judge.lock.machine_fd = -1;
+    g.judge.library_fd = -1;
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
     /* how long the GPU's lock, and a launcher's queue, may keep us */
     double launch_wait_s;
@@ -640,8 +684,11 @@ static void grade_once(const Course *c, const Workspace *w, const Exercise *e, c
         if (!take_gpu(&g, false)) goto out;
     }
     phase(o, "running");
-    if (g.early) proc_go(g.judge.run, true); /* the library is built and read: the judge starts its runner */
-    else if (!start_judge(&g, false)) goto out;
+    if (g.early) { /* the library is built and read: the judge's runner loads its copy */
+        bool filled = library_copy_fill(&g);
+        proc_go(g.judge.run, filled);
+        if (!filled) goto out;
+    } else if (!start_judge(&g, student_so, false)) goto out;
     judge_decide(&g.judge, e, r);
     g.decided = true;
     step = now_seconds();

@@ -139,6 +139,7 @@ void judge_settle(Judge *j, bool kill) {
         j->run = NULL;
     }
     gpu_unlock(&j->lock);
+    if (j->library_fd >= 0) close(j->library_fd); /* releases its flock */
     proc_result_free(&j->res);
     free(j->nonce_env);
     free(j->result_env);
@@ -147,11 +148,13 @@ void judge_settle(Judge *j, bool kill) {
     strlist_free(&j->args);
     memset(j, 0, sizeof *j);
     j->lock.fd = j->lock.dir_fd = j->lock.machine_fd = -1;
+    j->library_fd = -1;
 }
 
 void judge_run(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
                         JudgePlan plan, GradeResult *r) {
-    Judge j = {0};
+    Judge j = {.library_fd = -1};
+    j.lock.fd = j.lock.dir_fd = j.lock.machine_fd = -1;
     if (judge_start(&j, e, parts, student, o, plan, false, r)) judge_decide(&j, e, r);
     judge_settle(&j, false);
 }

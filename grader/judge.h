@@ -38,6 +38,8 @@ typedef struct {
     int timeout_s;
     double spawned;
     GpuLock lock;         /* held until the judge is gone */
+    int library_fd;       /* >= 0: the copy of the student's library its runner loads, locked until the
+                           * judge is gone (grader.c, library_copy_take); -1: none */
 } Judge;
 
 /* Starts the judge; with go, it waits for proc_go before it starts the

@@ -169,10 +169,15 @@ int main(int argc, char **argv) {
     library_dirs = sandbox_library_dirs();
     char warm_size[64] = "";
     if (!check.empty()) dims_text(check[0], warm_size, sizeof warm_size);
-    int go = go_fd();  // started while nvcc compiles: the student's runner waits for the library
-    if (go < 0) allowed_in_build_dir[1] = realpath(student, NULL);
+    // Started while nvcc compiles, the student's runner is given a file of
+    // the grader's that holds no library yet (the grader copies it in before
+    // the go), so that its sandbox can name it now.
+    int go = go_fd();
+    allowed_in_build_dir[1] = realpath(student, NULL);
+    if (!allowed_in_build_dir[1])
+        fail(EXIT_LOAD, "load: cannot find the student's code %s: %s", student, strerror(errno));
     start_runners(student, runner, reference, warm_size[0] ? warm_size : NULL, go < 0);
-    trace(go < 0 ? "runners started" : "the trusted runner started");
+    trace(go < 0 ? "runners started" : "runners started, yours to load your library once nvcc is done");
 
     int devices = 0;
     cudaError_t err = cudaGetDeviceCount(&devices);
@@ -207,8 +212,7 @@ int main(int argc, char **argv) {
     if (go >= 0) {
         await_go(go);
         trace("your library built (the judge waited for nvcc)");
-        allowed_in_build_dir[1] = realpath(student, NULL);  // the library nvcc put in place
-        spawn_student_runner(runner, student);
+        load_student_library();
     }
     await_runners();
     watch_neighbours(prop);  // this process has a context by now

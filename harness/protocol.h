@@ -32,6 +32,8 @@ enum MsgType : uint32_t {
                       // counted call goes (the judge reads it); DONE of a RUN_COUNTERS says its length in bytes[0]
     MSG_MODULES,    // judge -> runner: one fd attached, a pipe's write end: every module the process loaded goes
                     // through it (modules.h), then DONE, or FAIL with text "modules: why"
+    MSG_LOAD,       // judge -> student runner: the library is in place, load it (the runner is confined and
+                    // its context made by then, maybe while nvcc was still compiling); READY or FAIL follow
 };
 
 // Who a RUN is for. The student runner serves only STUDENT; the trusted

@@ -363,9 +363,9 @@ struct Setup {
     std::string status;
 };
 
-// Confines the process (the student's runner), starts CUDA, opens the
-// counters and loads the library. Returns 0, or the exit code with the
-// reason in *why ("load: ..." when the library is at fault).
+// Confines the process (the student's runner), starts CUDA and opens the
+// counters; runner_load then loads the library. Returns 0, or the exit code
+// with the reason in *why.
 static int runner_setup(bool trusted, const char *library, const char *counters, Setup *out, std::string *why) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the judge
     if (trusted) prctl(PR_SET_DUMPABLE, 0);  // student code cannot read or patch this process
@@ -433,7 +433,12 @@ static int runner_setup(bool trusted, const char *library, const char *counters,
         }
         out->status = sandbox_text(st);
     }
-    // The library's static initializers run here, already inside the sandbox.
+    return 0;
+}
+
+// Loads the library: its static initializers run here, already inside the
+// sandbox. Returns 0, or 4 with the reason in *why ("load: ...").
+static int runner_load(bool trusted, const char *library, std::string *why) {
     void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
     if (!lib || !(solve_fn = dlsym(lib, "solve"))) {
         char text[480];
@@ -468,7 +473,20 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
     Setup setup;
     std::string why;
     record_modules = !trusted && counters != NULL;
-    if (int rc = runner_setup(trusted, library, counters, &setup, &why)) {
+    int rc = runner_setup(trusted, library, counters, &setup, &why);
+    // The student's runner loads its library when the judge says so: the
+    // judge may start it while nvcc still writes the library (the grader's
+    // copy, whose file the sandbox named before it had its bytes).
+    if (!rc && !trusted) {
+        Msg m;
+        int fds[MAX_ARRAYS], nfds = 0;
+        int got = msg_recv(sock, &m, fds, MAX_ARRAYS, &nfds);
+        for (int i = 0; i < nfds; i++) close(fds[i]);
+        if (got <= 0) return got == 0 ? 0 : 3;  // the judge went away: nothing was loaded
+        if (m.type != MSG_LOAD) why = "setup: the judge's first message was not LOAD", rc = 3;
+    }
+    if (!rc) rc = runner_load(trusted, library, &why);
+    if (rc) {
         reply(MSG_FAIL, 0, 0, why.c_str());
         return rc;
     }
@@ -531,7 +549,9 @@ static int diagnose_main(const char *library, const char *size, uint64_t seed, c
     diagnose_line("diagnose: %s %s", kind.name, size);
     Setup setup;
     std::string why;
-    if (int rc = runner_setup(false, library, counters, &setup, &why)) {
+    int rc = runner_setup(false, library, counters, &setup, &why);
+    if (!rc) rc = runner_load(false, library, &why);
+    if (rc) {
         diagnose_line("error: %s", why.c_str());
         return rc;
     }

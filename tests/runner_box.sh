@@ -95,7 +95,9 @@ build_standins() {
     [ -n "$tag" ] && echo "$tag { global: *; };" >"$T/standin/cudart.map" &&
         one "$cudart" "$S/cudart.c" "$rt_needed" "-Wl,--version-script=$T/standin/cudart.map" &&
         one libcuda.so.1 "$S/cuda.c" "$drv_needed" "" &&
-        gcc -Wall -o "$T/standin/startup" "$S/startup.c" && gcc -Wall -o "$T/standin/load" "$S/load.c" &&
+        printf '#include "protocol.h"\n#include <cstdio>\nint main() { printf("%%zu", sizeof(Msg)); }\n' |
+            g++ -std=c++17 -I harness -x c++ -o "$T/standin/msg-bytes" - && msg_bytes=$("$T/standin/msg-bytes") &&
+        gcc -Wall -DMSG_BYTES="$msg_bytes" -o "$T/standin/startup" "$S/startup.c" && gcc -Wall -o "$T/standin/load" "$S/load.c" &&
         gcc -shared -fPIC -o "$T/standin/decoy.so" "$S/decoy.c"
 }
 check "stand-ins for the runner's libcudart.so.N and libcuda.so.1, with every function it imports" build_standins
@@ -312,6 +314,27 @@ t_profile_mode() {
 }
 CHECK_LINES=20 check "profile mode: ncu's lock directory and injected libraries' directory only, the rest of the box as before" \
     t_profile_mode
+
+# 8. the early start (grader.c library_copy_take): the judge starts the
+# student's runner while nvcc compiles, its sandbox naming a file that holds
+# no library yet, and the grader then writes the library into that same
+# file. The sandbox's rule holds the file (its inode), so a library put
+# there as a new file, renamed over it as nvcc writes one, is refused: the
+# copy must be filled in place.
+EARLY=$T/ws/.build/student-ex01.run.so
+early_start() { # HOW OUT
+    rm -f "$EARLY" && : >"$EARLY" && chmod 644 "$EARLY" && chown "$PUID:$PGID" "$EARLY" &&
+        STARTUP_FILL=$1:$T/standin/decoy.so LD_LIBRARY_PATH=$T/standin \
+            "$T/standin/startup" "$RUNNER" "$EARLY" "$PUID" "$PGID" 60 >"$2" 2>&1
+}
+t_early() {
+    early_start inplace "$T/early.inplace" && grep -q '^ready: full' "$T/early.inplace" ||
+        { echo "filled in place:"; cat "$T/early.inplace"; return 1; }
+    early_start rename "$T/early.rename" && grep -q "^fail: load: cannot load the student's code" "$T/early.rename" ||
+        { echo "renamed over it:"; cat "$T/early.rename"; return 1; }
+    grep -h '^ready\|^fail' "$T/early.inplace" "$T/early.rename"
+}
+check "early start: the runner confined before its library is there loads it when written into the file its sandbox named, not when renamed over it" t_early
 
 [ -n "${RUNNER_BOX_KEEP:-}" ] && cp "$T/probes" "$RUNNER_BOX_KEEP" && cat "$T/profile.probes" "$T/profile.plain" >>"$RUNNER_BOX_KEEP"
 echo "1..$n"

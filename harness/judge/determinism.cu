@@ -67,6 +67,7 @@ static bool same_bits_in_a_new_runner(const char *runner, const char *student) {
     close(student_runner.sock);
     student_runner = {-1, -1, 0, false};
     spawn_student_runner(runner, student);
+    load_student_library();
     await_student_runner();  // sandboxed as the first was: its line is said once
     if (runners_pinned) pin_runner(student_runner, &runner_cpus);
     trace("your runner started again for the second run");

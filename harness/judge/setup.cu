@@ -5,6 +5,7 @@
 
 // Defined below start_runners and await_runners, which call them.
 static void spawn_student_runner(const char *runner, const char *student);
+static void load_student_library(void);
 static Msg await_student_runner(void);
 
 // The kind's arithmetic ceiling in TFLOP/s at the highest clock. A GPU the
@@ -24,14 +25,24 @@ static double peak_tflops(int cc, int sms, int clock_khz) {
 // see timed_run.)
 // With counters, the student's runner is the last ready (it loads the
 // profiler): the trusted one warms its library meanwhile, at `warm_size`.
-// Started while the student's file compiles (GPUCOURSE_GO_FD, below), the
-// judge starts only the trusted runner here, and the student's once the
-// library is there.
+// The student's runner confines itself, makes its context and loads the
+// profiler, then waits for LOAD to load the library (load_student_library):
+// started while the student's file compiles (GPUCOURSE_GO_FD, below), it is
+// told once the library is there, so its setup is off the path from a save
+// to the verdict; otherwise at once.
 static void start_runners(const char *student, const char *runner, const char *reference, const char *warm_size,
-                          bool student_too) {
+                          bool load_now) {
     spawn_runner(trusted_runner, "/proc/self/exe", "--serve-trusted", reference, "--warm",
                  counters_list && kind.library ? warm_size : NULL);
-    if (student_too) spawn_student_runner(runner, student);
+    spawn_student_runner(runner, student);
+    if (load_now) load_student_library();
+}
+
+// LOAD to the student's runner: its library is in place. A runner already
+// gone is said by await_student_runner, which reads why.
+static void load_student_library(void) {
+    Msg m = msg_init(MSG_LOAD, 0);
+    msg_send(student_runner.sock, m, NULL, 0);
 }
 
 // The grader starts the judge while nvcc compiles the student's file and
