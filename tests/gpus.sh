@@ -34,7 +34,7 @@ open(sys.argv[2], "w").close(); time.sleep(60)' \
 }
 "$GC" list >/dev/null
 cp solutions/ex01_*.cu "$T/ws/exercises/"
-echo "1..17"
+echo "1..18"
 
 # the GPU each result ran on, and its verdict: "ex01 skipped GPU-fake-a ..."
 results() {
@@ -226,6 +226,30 @@ t_early_ctrl_c() {
         { echo "exit $rc"; cat "$T/got"; pgrep -af "$T/ws"; return 1; }
 }
 check "Ctrl-C while nvcc compiles and the judge starts beside it: exit 130, nothing left, the lock free" t_early_ctrl_c
+
+# The student's runner of a judge started beside nvcc loads the grader's copy
+# of the library (grader.c library_copy_take), filled in place before the go:
+# here the judge finds no GPU after that. A second grading of the same file
+# while one holds the copy starts its judge after nvcc.
+t_early_copy() {
+    cp solutions/ex01_*.cu "$T/ws/exercises/" && echo "// an edit" >>"$T/ws/exercises/ex01_vector_add.cu"
+    GPUCOURSE_FAKE_GPUS=GPU-fake-a code_is 77 "$GC" grade ex01 --trace || return 1
+    grep -q "the judge started beside it" "$T/goterr" || { echo "no judge beside nvcc:"; cat "$T/goterr"; return 1; }
+    cmp "$T/ws/.build/student-ex01.so" "$T/ws/.build/student-ex01.run.so" || return 1
+    rm -f "$T/held-copy"
+    python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' \
+        "$T/ws/.build/student-ex01.run.so" "$T/held-copy" &
+    holder=$!
+    for i in $(seq 100); do [ -e "$T/held-copy" ] && break; sleep 0.05; done
+    echo "// another edit" >>"$T/ws/exercises/ex01_vector_add.cu"
+    GPUCOURSE_FAKE_GPUS=GPU-fake-a code_is 77 "$GC" grade ex01 --trace
+    rc=$?
+    kill $holder; wait $holder 2>/dev/null
+    [ $rc = 0 ] && grep -q "compile your file (nvcc)" "$T/goterr" && ! grep -q "the judge started beside it" "$T/goterr" ||
+        { echo "with the copy held:"; cat "$T/goterr"; return 1; }
+}
+check "the judge beside nvcc: its runner's copy of the library filled before the go; held by another grading, the judge after nvcc" t_early_copy
 
 t_kill_9() {
     GPUCOURSE_FAKE_GPUS=$TWO "$GC" grade ex01 ex03 >/dev/null 2>&1 &
