@@ -475,8 +475,8 @@ int runner_main(bool trusted, const char *library, const char *counters, const c
     record_modules = !trusted && counters != NULL;
     int rc = runner_setup(trusted, library, counters, &setup, &why);
     // The student's runner loads its library when the judge says so: the
-    // judge may start it while nvcc still writes the library (the grader's
-    // copy, whose file the sandbox named before it had its bytes).
+    // judge may start it while nvcc still builds the library, and then names
+    // the grader's copy, a file the sandbox allowed before it had its bytes.
     if (!rc && !trusted) {
         Msg m;
         int fds[MAX_ARRAYS], nfds = 0;
