@@ -1,0 +1,43 @@
+// expect: 0 pass -- an honest answer through the runtime's other paths: a stream of its own, a CUDA graph captured and launched on it, stream-ordered scratch (cudaMallocAsync), managed and pinned memory touched by the host; the sandbox must let every one of them work
+// Why: the runner's syscall filter is an allow-list and its mmap rules are narrow; these paths reach the
+// driver in ways the references do not (UVM for managed memory, pinned host pages, memory pools, graph
+// instantiation). A student is free to use them: refusing one would fail a correct answer.
+#include <cuda_runtime.h>
+
+__global__ void add(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n,
+                    const int* __restrict__ one) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += (size_t)gridDim.x * blockDim.x)
+        c[i] = (a[i] + b[i]) * (float)*one;
+}
+
+extern "C" void solve(const float* a, const float* b, float* c, int n) {
+    static int* managed = nullptr;
+    static int* pinned = nullptr;
+    static cudaStream_t stream = nullptr;
+    if (n <= 0) return;
+    if (!stream) {
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        cudaMallocManaged(&managed, sizeof(int));
+        cudaMallocHost(&pinned, sizeof(int));
+    }
+    *managed = 1;  // host writes, the kernel reads: UVM pages migrate
+    *pinned = 1;
+    int* one = nullptr;
+    cudaMallocAsync(&one, sizeof(int), stream);
+    cudaMemcpyAsync(one, pinned, sizeof(int), cudaMemcpyHostToDevice, stream);
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    long long blocks = ((long long)n + 255) / 256;
+    if (blocks > 8LL * sms) blocks = 8LL * sms;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+    add<<<(unsigned)blocks, 256, 0, stream>>>(a, b, c, n, one);
+    cudaStreamEndCapture(stream, &graph);
+    cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphLaunch(exec, stream);
+    cudaFreeAsync(one, stream);
+    cudaStreamSynchronize(stream);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+}
