@@ -650,8 +650,7 @@ void diagnose_exercise(const Course *c, const Workspace *w, const Exercise *e, c
         else if (r->verdict == V_SKIPPED) /* the grade's reason is said once, by the grade */
             snprintf(d->why_not, sizeof d->why_not, "nothing ran: no GPU (the grade above says why)");
         else if (r->verdict == V_GPU_BUSY)
-            snprintf(d->why_not, sizeof d->why_not,
-                     "other work on the GPU or the machine kept it from being judged: ask again when it is quieter");
+            snprintf(d->why_not, sizeof d->why_not, "%s", GPU_BUSY_NOT_JUDGED);
         else snprintf(d->why_not, sizeof d->why_not, "nothing of yours ran (%s)", verdict_title(r->verdict));
         goto out;
     }

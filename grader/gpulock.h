@@ -28,9 +28,10 @@
  * alone passed every time (8 of 8); beside another witnessed grading
  * 2 of 4 lost samples, beside three others 12 of 12; beside three plain
  * ex01/ex13 gradings 2 of 2; beside 64 busy CPU loops 1 of 1; beside
- * kernels and contexts made and destroyed on the other three GPUs, 0 of 2. Such a grading (GpuLockRequest.alone)
- * takes the directory exclusive, and first a file of the machine's,
- * gpucourse-machine.lock, exclusive, which every other grading must be
+ * kernels and contexts made and destroyed on the other three GPUs, 0 of
+ * 2. Such a grading (GpuLockRequest.alone) takes the directory
+ * exclusive, and first a file of the machine's, gpucourse-machine.lock,
+ * exclusive, which every other grading must be
  * able to take shared before it starts: so the gradings that run end, no
  * new one starts, and the witnessed grading is not starved by a stream of
  * others. */

@@ -18,6 +18,7 @@
 #include "judge.h"
 #include "launcher.h"
 #include "libcache.h"
+#include "libscan.h"
 #include "toolchain.h"
 #include "verdict.h"
 
@@ -515,17 +516,13 @@ static char *library_copy_take(Grading *g) {
 /* The built library's bytes into the runner's copy (library_copy_take), in
  * place. False with the verdict set when it could not. */
 static bool library_copy_fill(Grading *g) {
-    int from = open(g->student_so, O_RDONLY | O_CLOEXEC);
+    size_t len = 0;
+    char *bytes = read_file_max(g->student_so, LIBSCAN_SIZE_LIMIT, &len); /* what check_library read */
     int to = g->judge.library_fd;
-    bool ok = from >= 0 && ftruncate(to, 0) == 0 && lseek(to, 0, SEEK_SET) == 0;
-    char buf[1 << 16];
-    ssize_t got = 0;
-    while (ok && (got = read(from, buf, sizeof buf)) != 0) {
-        if (got < 0 && errno == EINTR) continue;
-        ok = got > 0 && write_all(to, buf, (size_t)got) == 0;
-    }
-    if (from >= 0) close(from);
-    if (!ok) grade_set_verdict(g->r, V_SETUP_ERROR, "cannot copy your library for its runner: %s", strerror(errno));
+    bool ok = bytes && ftruncate(to, 0) == 0 && lseek(to, 0, SEEK_SET) == 0 && write_all(to, bytes, len) == 0;
+    if (!ok) grade_set_verdict(g->r, V_SETUP_ERROR, "cannot copy your library for its runner: %s",
+                               bytes ? strerror(errno) : last_error());
+    free(bytes);
     return ok;
 }
 

@@ -50,6 +50,9 @@ enum {
     EXIT_INTERRUPTED = 130,
 };
 
+/* What why and --profile say after a GPU-busy grade: other programs on the
+ * GPU, or the machine's busy CPUs that cost the witness its samples. */
+#define GPU_BUSY_NOT_JUDGED "other work on the GPU or the machine kept it from being judged: ask again when it is quieter"
 const char *verdict_key(Verdict v);   /* "wrong_answer" */
 const char *verdict_title(Verdict v); /* "wrong answer" */
 int verdict_exit_code(Verdict v);

@@ -288,8 +288,7 @@ void profile_exercise(const Course *c, const Workspace *w, const Exercise *e, co
         snprintf(p->not_done, sizeof p->not_done, "no GPU: a profile runs your kernels on the GPU (the grade "
                  "above says why there is none)");
     else if (r->verdict == V_GPU_BUSY)
-        snprintf(p->not_done, sizeof p->not_done,
-                 "other work on the GPU or the machine kept it from being judged: ask again when it is quieter");
+        snprintf(p->not_done, sizeof p->not_done, "%s", GPU_BUSY_NOT_JUDGED);
     else if (r->verdict == V_INTERRUPTED) snprintf(p->not_done, sizeof p->not_done, "interrupted");
     else if (!r->device[0] || r->nchecks == 0)
         snprintf(p->not_done, sizeof p->not_done, "nothing of yours ran (%s)", verdict_title(r->verdict));
