@@ -64,7 +64,10 @@ enum verdict {
                        but where the driver places it (SB_DRIVER_WINDOW_HI) */
     PROT_NOT_X,     /* mprotect: EPERM when it makes memory executable (prot in arg2) */
     OPEN_READ_ARG2, /* openat: the same with the flags in arg2 */
-    NOT_A_TTY,      /* ioctl: ENOTTY for every terminal request ('T' in arg1's type byte) */
+    NOT_A_TTY,      /* ioctl: ENOTTY for every terminal request ('T' in arg1's type byte); EPERM
+                       for FIOSETOWN and SIOCSPGRP, which name a descriptor's signal owner */
+    OWNER_SELF,     /* fcntl: EPERM for F_SETOWN (arg1) unless to 0 or this process (arg2), and for
+                       F_SETOWN_EX; other commands allowed */
     UNIX_PAIR_ONLY, /* socketpair: EPERM unless the family (arg0) is AF_UNIX */
     QUERY_ONLY,     /* personality: EPERM unless arg0 is 0xffffffff (a query) */
     SEEK_LOW,       /* lseek: EPERM unless to an offset below 4 GiB, or a query (0 from the position or the end) */
@@ -437,6 +440,14 @@ static const struct rule rules[] = {
 #ifdef SYS_ioctl
     {SYS_ioctl, NOT_A_TTY},
 #endif
+/* A descriptor's signal owner: when I/O is ready on it the kernel sends SIGIO, or the signal
+ * F_SETSIG names (SIGSTOP too), to the owner, with the setter's right to signal. Owned by the
+ * judge or the reference's runner, a byte written to the runner's own socketpair would stop
+ * them mid-timing. Landlock's signal scope (ABI 6) refuses the delivery where the kernel has
+ * it; this holds on older kernels too */
+#ifdef SYS_fcntl
+    {SYS_fcntl, OWNER_SELF},
+#endif
 /* What only an administrator does (a runner started by root keeps no
  * capability, and these are refused even so) */
 #ifdef SYS_reboot
@@ -527,7 +538,7 @@ static const int allowed[] = {
     /* descriptors it holds: read, write, wait on, duplicate, close (which files it may open
      * is Landlock's call and the open rules') */
     SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_preadv, SYS_preadv2, SYS_close,
-    SYS_close_range, SYS_dup, SYS_dup2, SYS_dup3, SYS_fcntl, SYS_flock, SYS_fsync, SYS_fdatasync,
+    SYS_close_range, SYS_dup, SYS_dup2, SYS_dup3, SYS_flock, SYS_fsync, SYS_fdatasync,
     SYS_ftruncate, SYS_fallocate, SYS_fadvise64, SYS_readahead, SYS_pipe, SYS_pipe2, SYS_poll,
     SYS_ppoll, SYS_select, SYS_pselect6, SYS_epoll_create, SYS_epoll_create1, SYS_epoll_ctl,
     SYS_epoll_wait, SYS_epoll_pwait, SYS_epoll_pwait2, SYS_eventfd, SYS_eventfd2, SYS_signalfd,
@@ -689,6 +700,10 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
                        TIOCSTI 0x5412), also for FIONBIO and the other requests on any
                        descriptor, which stay allowed */
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(1), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIOSETOWN, 0, 1);
+        ret(b, SB_EPERM);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, SIOCSPGRP, 0, 1);
+        ret(b, SB_EPERM);
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIONBIO, 6, 0);
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIONREAD, 5, 0);
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, FIOCLEX, 4, 0);
@@ -697,6 +712,16 @@ static void emit_verdict(Bpf *b, enum verdict v, uint32_t pid) {
         emit(b, BPF_JMP | BPF_JEQ | BPF_K, 'T' << 8, 0, 1);
         ret(b, SB_NOTTY);
         ret(b, SB_ALLOW);
+        break;
+    case OWNER_SELF:
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(1), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN_EX, 5, 0);      /* -> EPERM */
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN, 0, 3);         /* other commands -> allow */
+        emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(2), 0, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, pid, 1, 0);
+        emit(b, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+        ret(b, SB_ALLOW);
+        ret(b, SB_EPERM);
         break;
     case SEEK_LOW:
         emit(b, BPF_LD | BPF_W | BPF_ABS, SB_ARG_HI(1), 0, 0);

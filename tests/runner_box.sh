@@ -243,7 +243,7 @@ for p in read-ssh-key read-classmate-source dlopen-classmate-reference dlopen-ow
 done
 probe_check 5 dlopen-renamed-syslib  # skipped (by the control) where there is no libz.so.1 to copy
 
-for p in sysv-shm sysv-msg sysv-sem posix-mq renice-move threads shared-anon shared-devzero shared-fixed-outside shared-fixed-long; do
+for p in sysv-shm sysv-msg sysv-sem posix-mq renice-move sigio-owner threads shared-anon shared-devzero shared-fixed-outside shared-fixed-long; do
     probe_check 6 $p
 done
 probe_check 3 write-own-library

@@ -372,6 +372,41 @@ static void test_signals(void **state) {
     assert_refused(r, 5, EPERM);
 }
 
+/* A descriptor's signal owner: the kernel signals the owner when I/O is ready on it, with the
+ * setter's right to signal, so naming the judge or the reference's runner as the owner of the
+ * runner's own socket would stop them (F_SETSIG SIGSTOP) with a byte written to it. Only
+ * itself (or 0, no owner) may be named, by any of the four ways to name one. */
+static void probe_signal_owner(Report *r) {
+    int sv[2] = {-1, -1};
+    record(r, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+    record(r, fcntl(sv[0], F_SETOWN, getppid()));
+    record(r, fcntl(sv[0], F_SETOWN, -getpgrp())); /* a process group */
+    struct f_owner_ex owner = {F_OWNER_PID, getppid()};
+    record(r, fcntl(sv[0], F_SETOWN_EX, &owner));
+    int other = getppid();
+    record(r, ioctl(sv[0], FIOSETOWN, &other));
+    record(r, ioctl(sv[0], SIOCSPGRP, &other));
+    record(r, fcntl(sv[0], F_SETOWN, getpid()));
+    record(r, fcntl(sv[0], F_SETOWN, 0));
+    record(r, fcntl(sv[0], F_SETSIG, SIGUSR1));
+    record(r, fcntl(sv[0], F_GETOWN) == 0 ? 0 : -1);
+    record(r, fcntl(sv[0], F_GETFL) >= 0 ? 0 : -1);
+}
+
+static void test_signal_owner(void **state) {
+    (void)state;
+    Report r = run_sandboxed(NULL, probe_signal_owner);
+    need_seccomp(&r);
+    assert_int_equal(r.n, 11);
+    assert_int_equal(r.ret[0], 0);
+    assert_refused(r, 1, EPERM); /* F_SETOWN: the parent */
+    assert_refused(r, 2, EPERM); /* F_SETOWN: its process group */
+    assert_refused(r, 3, EPERM); /* F_SETOWN_EX */
+    assert_refused(r, 4, EPERM); /* FIOSETOWN */
+    assert_refused(r, 5, EPERM); /* SIOCSPGRP */
+    for (int i = 6; i < 11; i++) assert_int_equal(r.ret[i], 0); /* itself, none, F_SETSIG, reads */
+}
+
 /* ---- files and network ------------------------------------------------------------ */
 
 static void probe_files(Report *r) {
@@ -976,7 +1011,8 @@ int main(void) {
         cmocka_unit_test(test_status),          cmocka_unit_test(test_threads_start),
         cmocka_unit_test(test_threads_started_before),
         cmocka_unit_test(test_no_new_processes), cmocka_unit_test(test_other_processes),
-        cmocka_unit_test(test_signals),         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_signals),         cmocka_unit_test(test_signal_owner),
+        cmocka_unit_test(test_files),
         cmocka_unit_test(test_network),         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_terminal),        cmocka_unit_test(test_ipc_and_memory),
         cmocka_unit_test(test_capabilities),    cmocka_unit_test(test_threads_bounded),

@@ -471,6 +471,25 @@ static void renice_move(void) {
     OPEN("%s%s", niced == 0 ? "reniced itself to 19; " : "", moved == 0 ? "moved itself onto CPU 0" : "");
 }
 
+/* A descriptor's signal owner: the kernel signals it when I/O is ready, with the setter's
+ * right to signal, so the judge (or the reference's runner) named as the owner of the runner's
+ * own socket, with F_SETSIG SIGSTOP, would stop at a byte written to it. Only the naming is
+ * tried here, then undone: no signal is sent */
+static void sigio_owner(void) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return BLOCKED("socketpair: %s", strerror(errno));
+    int set = fcntl(sv[0], F_SETOWN, (int)getppid()), set_errno = errno;
+    struct f_owner_ex owner = {F_OWNER_PID, (int)getppid()};
+    int set_ex = fcntl(sv[1], F_SETOWN_EX, &owner), set_ex_errno = errno;
+    fcntl(sv[0], F_SETOWN, 0);
+    close(sv[0]);
+    close(sv[1]);
+    if (set != 0 && set_ex != 0)
+        return BLOCKED("F_SETOWN: %s; F_SETOWN_EX: %s", strerror(set_errno), strerror(set_ex_errno));
+    OPEN("named its parent (pid %d) the owner of its socket%s%s", (int)getppid(), set == 0 ? " (F_SETOWN)" : "",
+         set_ex == 0 ? " (F_SETOWN_EX)" : "");
+}
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int released;
@@ -601,6 +620,7 @@ static const struct {
     {"sysv-sem", sysv_sem},                            // item 6
     {"posix-mq", posix_mq},                            // item 6
     {"renice-move", renice_move},                      // item 6 (where and how it runs)
+    {"sigio-owner", sigio_owner},                      // item 6 (signals by I/O)
     {"threads", threads},                              // item 6
     {"shared-anon", shared_anon},                      // item 6
     {"shared-devzero", shared_devzero},                // item 6
