@@ -144,6 +144,15 @@ static bool neighbours_note(GradeResult *r, const char *val) {
     return !unwatched;
 }
 
+/* The runner's filter refuses shared anonymous memory outside the driver's
+ * window at 8 GiB (harness/seccomp.c, MMAP_CHECKED): the runner's memory
+ * limit (RLIMIT_DATA) does not count it. The driver's pinned host memory is
+ * such memory, so cudaMallocHost and cudaHostAlloc say "out of memory". */
+static const char PINNED_HOST_REFUSED[] =
+    "if your code allocates pinned host memory (cudaMallocHost, cudaHostAlloc): the grader's sandbox refuses it, "
+    "because the memory limit of the process that runs your code does not count it; pin memory of your own "
+    "with cudaHostRegister, or use cudaMallocManaged";
+
 /* A launcher that never started the judge: a setup error that shows the
  * end of what it said (srun: error: invalid partition specified). */
 static void launch_failed(GradeResult *r, const RunStatus *st, const char *output) {
@@ -375,6 +384,8 @@ void grade_decide(GradeResult *r, const Exercise *e, const RunStatus *st, const 
     }
     if (p.error_kind[0]) {
         grade_set_verdict(r, V_RUNTIME_ERROR, "%s", p.error_text);
+        if (!strcmp(p.error_kind, "cuda") && strstr(p.error_text, "out of memory"))
+            strlist_add(&r->notes, PINNED_HOST_REFUSED);
         return;
     }
     if (st->signal) {

@@ -81,6 +81,23 @@ static void test_gpu_fault(void **state) {
     grade_result_free(&r);
 }
 
+/* cudaMallocHost refused by the runner's filter: out of memory, and a note
+ * that says why and what works instead (recorded on the H200: the runtime's
+ * words for the refused mmap) */
+static void test_pinned_host_refused(void **state) {
+    (void)state;
+    GradeResult r;
+    RunStatus st = {.exited = true, .exit_code = 3, .timeout_s = 60};
+    assert_int_equal(decide("solve_oom", &st, &r), V_RUNTIME_ERROR);
+    assert_non_null(strstr(r.reason, "out of memory"));
+    assert_int_equal(r.notes.count, 1);
+    assert_non_null(strstr(r.notes.items[0], "cudaHostRegister"));
+    grade_result_free(&r);
+    assert_int_equal(decide("fault", &st, &r), V_RUNTIME_ERROR); /* another fault: no such note */
+    assert_int_equal(r.notes.count, 0);
+    grade_result_free(&r);
+}
+
 static void test_no_solve_symbol(void **state) {
     (void)state;
     GradeResult r;
@@ -2376,7 +2393,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pass),           cmocka_unit_test(test_wrong_answer),
         cmocka_unit_test(test_profile_run),
         cmocka_unit_test(test_too_slow),       cmocka_unit_test(test_no_gpu),
-        cmocka_unit_test(test_gpu_fault),      cmocka_unit_test(test_no_solve_symbol),
+        cmocka_unit_test(test_gpu_fault),
+        cmocka_unit_test(test_pinned_host_refused),      cmocka_unit_test(test_no_solve_symbol),
         cmocka_unit_test(test_timeout_keeps_partial_checks), cmocka_unit_test(test_timeout_hint), cmocka_unit_test(test_crash_by_signal),
         cmocka_unit_test(test_stopped_early),  cmocka_unit_test(test_implausible_speed),
         cmocka_unit_test(test_forged_results_ignored), cmocka_unit_test(test_interrupted),

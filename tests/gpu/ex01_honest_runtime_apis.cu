@@ -1,7 +1,9 @@
-// expect: 0 pass -- an honest answer through the runtime's other paths: a stream of its own, a CUDA graph captured and launched on it, stream-ordered scratch (cudaMallocAsync), managed and pinned memory touched by the host; the sandbox must let every one of them work
+// expect: 0 pass -- an honest answer through the runtime's other paths: a stream of its own, a CUDA graph captured and launched on it, stream-ordered scratch (cudaMallocAsync), managed memory and host memory of its own pinned with cudaHostRegister, both touched by the host; the sandbox must let every one of them work (cudaMallocHost is refused: ex01_pinned_host_alloc)
 // Why: the runner's syscall filter is an allow-list and its mmap rules are narrow; these paths reach the
 // driver in ways the references do not (UVM for managed memory, pinned host pages, memory pools, graph
-// instantiation). A student is free to use them: refusing one would fail a correct answer.
+// instantiation). A student is free to use them: refusing one would fail a correct answer. Pinned
+// memory the driver allocates (cudaMallocHost) is shared anonymous memory, which the runner's memory
+// limit does not count: refused, with a note (ex01_pinned_host_alloc); pinning memory of its own is not.
 #include <cuda_runtime.h>
 
 __global__ void add(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n,
@@ -12,16 +14,16 @@ __global__ void add(const float* __restrict__ a, const float* __restrict__ b, fl
 
 extern "C" void solve(const float* a, const float* b, float* c, int n) {
     static int* managed = nullptr;
-    static int* pinned = nullptr;
+    static int pinned[1024];  // pinned where it is: memory of its own, within the runner's limit
     static cudaStream_t stream = nullptr;
     if (n <= 0) return;
     if (!stream) {
         cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
         cudaMallocManaged(&managed, sizeof(int));
-        cudaMallocHost(&pinned, sizeof(int));
+        cudaHostRegister(pinned, sizeof pinned, cudaHostRegisterDefault);
     }
     *managed = 1;  // host writes, the kernel reads: UVM pages migrate
-    *pinned = 1;
+    pinned[0] = 1;
     int* one = nullptr;
     cudaMallocAsync(&one, sizeof(int), stream);
     cudaMemcpyAsync(one, pinned, sizeof(int), cudaMemcpyHostToDevice, stream);
