@@ -19,6 +19,10 @@
 #define LOAD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 #define LOAD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 #define STORE_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+#define STORE_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+/* Thread instructions that move values between a warp's lanes (SHFL, and
+ * VOTE and MATCH with it): a count of what ran, not of what was compiled. */
+#define SHUFFLE_THREAD_INSTS "sm__sass_thread_inst_executed_op_inter_thread_communication_pred_on.sum"
 #define LDSM_INSTS "smsp__inst_executed_op_ldsm.sum"
 #define SHARED_LOAD_INSTS "smsp__inst_executed_op_shared_ld.sum"
 #define LDGSTS_INSTS "smsp__inst_executed_op_ldgsts.sum"
@@ -45,7 +49,6 @@
 #define WITNESS_L2_SECTORS "lts__t_sectors_srcunit_tex.sum"
 
 /* For the diagnosis (gpucourse why). */
-#define STORE_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 #define LOCAL_LOAD_SECTORS "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
 #define LOCAL_STORE_SECTORS "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
 #define DRAM_READ_BYTES "dram__bytes_read.sum"
