@@ -79,7 +79,6 @@ static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
     else if (!strcmp(k, "bank_conflicts_max")) out[0] = BANK_CONFLICTS, out[1] = SHARED_WAVEFRONTS;
     else if (!strcmp(k, "load_sectors_min")) out[0] = LOAD_SECTORS, out[1] = LOAD_REQUESTS;
     else if (!strcmp(k, "store_sectors_min")) out[0] = STORE_SECTORS, out[1] = STORE_REQUESTS;
-    else if (!strcmp(k, "shuffles_min")) out[0] = SHUFFLE_THREAD_INSTS;
     else if (!strcmp(k, "tensor_cores")) out[0] = TENSOR_CYCLES, out[1] = DMMA_CYCLES;
     else if (!strcmp(k, "partial_sums_min")) out[0] = STORE_SECTORS, out[1] = TMA_STORE_BYTES;
 }
@@ -296,8 +295,6 @@ const char *evidence_lesson(const char *key) {
         {"bank_conflicts_max", "the lesson's layout reads shared memory without bank conflicts"},
         {"load_sectors_min", "the lesson's loads are 16 bytes wide (float4): fewer, wider requests"},
         {"store_sectors_min", "the lesson's stores are 16 bytes wide (float4): fewer, wider requests"},
-        {"shuffles_min", "the warp's lanes exchange their values with shuffles (__shfl_*_sync), in the kernel that "
-                         "runs"},
         {"tensor_cores", "this rung is about the CUDA cores: its FP32 arithmetic runs as FFMA, not on tensor cores"},
         {"partial_sums_min", "the last wave's tiles are cut along k and their partial sums handed to the owner "
                              "through memory: a kernel that cuts nothing stores only its outputs"},
@@ -386,11 +383,6 @@ static bool measure_one(const Requirement *r, const double *v, const CountedSize
         snprintf(x.text, sizeof x.text, "global %s: %.1f sectors per request (at least %.1f), %.2fx the %s' bytes "
                  "(at least %.2fx)", load ? "loads" : "stores", x.m, x.bound, carried, load ? "inputs" : "outputs",
                  CARRIED_MIN);
-    } else if (!strcmp(k, "shuffles_min")) {
-        /* thread shuffles per 4-byte output element: a SHFL compiled into
-         * a kernel that never runs counts nothing */
-        x.m = v[0] / fmax(w->out_bytes / 4, 1);
-        snprintf(x.text, sizeof x.text, "warp shuffles: %.2f per output element (at least %.2f)", x.m, x.bound);
     } else if (!strcmp(k, "partial_sums_min")) {
         /* split-K's hand-over: bytes stored beyond the outputs (by the
          * threads, 32 a sector, or by TMA), a share of the outputs */

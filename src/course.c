@@ -466,7 +466,6 @@ const EvidenceKey course_evidence_keys[] = {
     {"bank_conflicts_max", NULL, 0, 1},
     {"load_sectors_min", NULL, 1, 32},
     {"store_sectors_min", NULL, 1, 32},
-    {"shuffles_min", NULL, 0.01, 1024},
     {"tensor_cores", "none", 0, 0},
     {"partial_sums_min", NULL, 0.01, 4},
     {NULL, NULL, 0, 0},

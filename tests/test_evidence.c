@@ -370,10 +370,10 @@ static void test_evidence_rules(void **state) {
     assert_string_equal(missing, names[0]);
 }
 
-/* Chapters 2-6: wide loads and stores, and shuffles, counted in the calls
- * that ran. A float4 or SHFL kernel compiled beside a plain one that does
- * the work, and never launched, showed in the machine code alone. */
-static void test_evidence_wide_and_shuffles(void **state) {
+/* Chapters 2-6: wide loads and stores counted in the calls that ran. A
+ * float4 kernel compiled beside a plain one that does the work, and never
+ * launched, showed in the machine code alone. */
+static void test_evidence_wide(void **state) {
     (void)state;
     Exercise e = exercise();
     e.evidence[0] = (Requirement){evidence_key("load_sectors_min"), 12, NULL};
@@ -418,30 +418,6 @@ static void test_evidence_wide_and_shuffles(void **state) {
     v[0] = bytes / 32, v[1] = v[0] / 16, v[2] = bytes / 32, v[3] = v[2] / 4;
     evidence_measure(&e, &c, lines, &unmet, &missing);
     assert_int_equal(unmet, 1);
-
-    /* ex09: a warp a row, five shuffles of 32 lanes: 160 a row */
-    Exercise rows = exercise();
-    rows.evidence[0] = (Requirement){evidence_key("shuffles_min"), 64, NULL};
-    rows.nevidence = 1;
-    m = evidence_metrics(&rows);
-    assert_string_equal(m, SHUFFLE_THREAD_INSTS);
-    free(m);
-    Counters s = {.status = COUNTERS_COLLECTED, .n = 1, .nsizes = 1, .ncalls = 1};
-    s.sizes[0] = (CountedSize){"262144x1000", 4.0 * 262144 * 1000, 4.0 * 262144, 0};
-    snprintf(s.names[0], sizeof s.names[0], "%s", SHUFFLE_THREAD_INSTS);
-    s.calls[0].n = 1;
-    s.calls[0].values[0] = 160.0 * 262144;
-    evidence_measure(&rows, &s, lines, &unmet, &missing);
-    assert_int_equal(unmet, -1);
-    assert_non_null(strstr(lines[0].text, "warp shuffles: 160.00 per output element (at least 64.00)"));
-    /* the SHFL kernel compiled, a plain one run: none */
-    s.calls[0].values[0] = 0;
-    evidence_measure(&rows, &s, lines, &unmet, &missing);
-    assert_int_equal(unmet, 0);
-    /* one shuffle a warp, for show */
-    s.calls[0].values[0] = 32.0 * 262144 / 8;
-    evidence_measure(&rows, &s, lines, &unmet, &missing);
-    assert_int_equal(unmet, 0);
 }
 
 /* Every sample of every timed size is counted, and the worst call decides:
@@ -752,7 +728,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_fp8),
         cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules),
-        cmocka_unit_test(test_evidence_wide_and_shuffles),
+        cmocka_unit_test(test_evidence_wide),
         cmocka_unit_test(test_evidence_counted_calls),
         cmocka_unit_test(test_evidence_partial_sums),
         cmocka_unit_test(test_counted_clock),

@@ -1,4 +1,4 @@
-// expect: 5 requirement_not_met "warp shuffles" -- red team: the warp's partial sums combined in shared memory (ex09_shared_memory, correct and fast enough), beside a shuffle kernel that puts SHFL in the machine code and is launched only for a negative number of columns, which the grader never passes: no shuffle runs in the counted calls
+// expect: 5 requirement_not_met "LDS" -- red team: the warp's partial sums combined in shared memory (ex09_shared_memory, correct and fast enough), beside a shuffle kernel that puts SHFL in the machine code and is launched only for a negative number of columns, which the grader never passes: ex09 forbids shared memory and atomics, so the lanes can only meet through shuffles
 #include <cuda_runtime.h>
 #include <cstddef>
 #define BLOCK 256
