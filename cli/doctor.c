@@ -149,10 +149,11 @@ int cmd_doctor(const Options *o) {
                 "gpucourse why cannot look for races and faults in your code without it: it ships with the CUDA "
                 "Toolkit (package cuda-sanitizer-X-Y)");
     free(sanitizer);
-    /* the GPU's counters: the evidence that chapters 7-11 pass on */
+    /* the GPU's counters: the evidence that ex06, ex18, ex21 and chapters 7-11 pass on */
     char *cupti = toolchain_cupti(&t);
     doctor_line(cupti != NULL, "CUPTI", cupti ? cupti : "not found",
-                "the exercises that require evidence from the GPU's counters (chapters 7-11) cannot pass without it: "
+                "the exercises that require evidence from the GPU's counters (ex06, ex18, ex21, chapters 7-11) "
+                "cannot pass without it: "
                 "it ships with the CUDA Toolkit (package cuda-cupti-X-Y)");
     free(cupti);
     int admin_only = gpu_profiling_admin_only("/proc/driver/nvidia/params");
@@ -161,7 +162,7 @@ int cmd_doctor(const Options *o) {
                     admin_only == 0 ? "readable by every user"
                     : geteuid() == 0 ? "readable by administrators only; you run as root"
                                      : "the driver lets only administrators read the GPU's counters (RmProfilingAdminOnly: 1)",
-                    "the exercises that require evidence (chapters 7-11) are not graded, and gpucourse why shows no counters, "
+                    "the exercises that require evidence (ex06, ex18, ex21, chapters 7-11) are not graded, and gpucourse why shows no counters, "
                     "until they are readable: as root, "
                     "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' > /etc/modprobe.d/gpucourse-profiling.conf "
                     "and reboot (or reload the nvidia module)");

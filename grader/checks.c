@@ -251,6 +251,11 @@ static const char *opcode_meaning(const char *pattern) {
         {"STS", "a store to shared memory"},
         {"LDS", "a load from shared memory"},
         {"SHFL", "a warp shuffle"},
+        {"ATOMS", "an atomic on shared memory"},
+        {"ATOM", "an atomic on memory"},
+        {"ATOMG", "an atomic on global memory"},
+        {"RED", "a reduction into memory (an atomic whose result is not read)"},
+        {"REDG", "a reduction into global memory (an atomic whose result is not read)"},
         /* whole patterns, where the modifiers are the point */
         {"LDG.E.128", "a 16-byte (float4) load from global memory: four floats per instruction"},
         {"STG.E.128", "a 16-byte (float4) store to global memory: four floats per instruction"},

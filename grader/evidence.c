@@ -78,6 +78,7 @@ static void counters_of(const Requirement *r, const char *out[MAX_READ + 1]) {
     else if (!strcmp(k, "ldgsts_share")) out[0] = LDGSTS_INSTS, out[1] = GLOBAL_LOAD_INSTS;
     else if (!strcmp(k, "bank_conflicts_max")) out[0] = BANK_CONFLICTS, out[1] = SHARED_WAVEFRONTS;
     else if (!strcmp(k, "load_sectors_min")) out[0] = LOAD_SECTORS, out[1] = LOAD_REQUESTS;
+    else if (!strcmp(k, "store_sectors_min")) out[0] = STORE_SECTORS, out[1] = STORE_REQUESTS;
     else if (!strcmp(k, "tensor_cores")) out[0] = TENSOR_CYCLES, out[1] = DMMA_CYCLES;
     else if (!strcmp(k, "partial_sums_min")) out[0] = STORE_SECTORS, out[1] = TMA_STORE_BYTES;
 }
@@ -293,6 +294,7 @@ const char *evidence_lesson(const char *key) {
         {"ldgsts_share", "the tiles go from global to shared memory with cp.async, which does not wait in registers"},
         {"bank_conflicts_max", "the lesson's layout reads shared memory without bank conflicts"},
         {"load_sectors_min", "the lesson's loads are 16 bytes wide (float4): fewer, wider requests"},
+        {"store_sectors_min", "the lesson's stores are 16 bytes wide (float4): fewer, wider requests"},
         {"tensor_cores", "this rung is about the CUDA cores: its FP32 arithmetic runs as FFMA, not on tensor cores"},
         {"partial_sums_min", "the last wave's tiles are cut along k and their partial sums handed to the owner "
                              "through memory: a kernel that cuts nothing stores only its outputs"},
@@ -369,9 +371,18 @@ static bool measure_one(const Requirement *r, const double *v, const CountedSize
         x.m = wavefronts > 0 ? v[0] / wavefronts : 0;
         snprintf(x.text, sizeof x.text, "bank conflicts: %.3f per shared-memory wavefront (at most %.3f)", x.m,
                  x.bound);
-    } else if (!strcmp(k, "load_sectors_min")) {
-        x.m = v[1] > 0 ? v[0] / v[1] : 32; /* no thread loads at all: nothing narrow */
-        snprintf(x.text, sizeof x.text, "global loads: %.1f sectors per request (at least %.1f)", x.m, x.bound);
+    } else if (!strcmp(k, "load_sectors_min") || !strcmp(k, "store_sectors_min")) {
+        /* per request of the threads' loads (stores), and enough of them to
+         * have carried half the inputs (outputs): wide accesses in a kernel
+         * that never runs, beside one that moves the data some other way,
+         * count for nothing */
+        bool load = k[0] == 'l';
+        double carried = 32 * v[0] / fmax(load ? w->in_bytes : w->out_bytes, 1);
+        x.m = v[1] > 0 ? v[0] / v[1] : 0;
+        x.also = carried >= CARRIED_MIN;
+        snprintf(x.text, sizeof x.text, "global %s: %.1f sectors per request (at least %.1f), %.2fx the %s' bytes "
+                 "(at least %.2fx)", load ? "loads" : "stores", x.m, x.bound, carried, load ? "inputs" : "outputs",
+                 CARRIED_MIN);
     } else if (!strcmp(k, "partial_sums_min")) {
         /* split-K's hand-over: bytes stored beyond the outputs (by the
          * threads, 32 a sector, or by TMA), a share of the outputs */

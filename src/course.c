@@ -465,6 +465,7 @@ const EvidenceKey course_evidence_keys[] = {
     {"ldgsts_share", NULL, 0.01, 1},
     {"bank_conflicts_max", NULL, 0, 1},
     {"load_sectors_min", NULL, 1, 32},
+    {"store_sectors_min", NULL, 1, 32},
     {"tensor_cores", "none", 0, 0},
     {"partial_sums_min", NULL, 0.01, 4},
     {NULL, NULL, 0, 0},

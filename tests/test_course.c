@@ -392,7 +392,7 @@ static void test_evidence_keys(void **state) {
     expect_problem(from, "    evidence: {tma_share: 0.9}\n",
                    "course/01-one/chapter.yaml:28:16: unknown evidence key 'tma_share' (known: tma_load_share, "
                    "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
-                   "load_sectors_min, tensor_cores, partial_sums_min) (in exercise 'ex02')");
+                   "load_sectors_min, store_sectors_min, tensor_cores, partial_sums_min) (in exercise 'ex02')");
     expect_problem(from, "    evidence: {gmma_type: fp8}\n",
                    "course/01-one/chapter.yaml:28:27: evidence 'gmma_type' must be one of: bf16 f16 tf32 e4m3 (in exercise "
                    "'ex02')");
@@ -404,7 +404,7 @@ static void test_evidence_keys(void **state) {
     expect_problem(from, "    evidence: [tensor_cores]\n",
                    "course/01-one/chapter.yaml:28:15: 'evidence' must be a map of requirements (tma_load_share, "
                    "tma_store_share, tma_multicast_share, mma_type, gmma_type, ldsm_share, ldgsts_share, bank_conflicts_max, "
-                   "load_sectors_min, tensor_cores, partial_sums_min) (in exercise 'ex02')");
+                   "load_sectors_min, store_sectors_min, tensor_cores, partial_sums_min) (in exercise 'ex02')");
     expect_problem(from, "    forbidden_sass: [hmma]\n",
                    "course/01-one/chapter.yaml:28:21: 'forbidden_sass' entry 'hmma' is not an instruction pattern: an "
                    "opcode in capitals and modifiers joined by dots, e.g. HGMMA.TF32 or LDG.E.128 (in exercise 'ex02')");

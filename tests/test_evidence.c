@@ -370,6 +370,56 @@ static void test_evidence_rules(void **state) {
     assert_string_equal(missing, names[0]);
 }
 
+/* Chapters 2-6: wide loads and stores counted in the calls that ran. A
+ * float4 kernel compiled beside a plain one that does the work, and never
+ * launched, showed in the machine code alone. */
+static void test_evidence_wide(void **state) {
+    (void)state;
+    Exercise e = exercise();
+    e.evidence[0] = (Requirement){evidence_key("load_sectors_min"), 12, NULL};
+    e.evidence[1] = (Requirement){evidence_key("store_sectors_min"), 12, NULL};
+    e.nevidence = 2;
+    char *m = evidence_metrics(&e);
+    assert_string_equal(m, LOAD_SECTORS "," LOAD_REQUESTS "," STORE_SECTORS "," STORE_REQUESTS);
+    free(m);
+    /* ex06 at n = 2^28 + 3: x in, y out */
+    double bytes = 4.0 * 268435459;
+    Counters c = {.status = COUNTERS_COLLECTED, .n = 4, .nsizes = 1, .ncalls = 1};
+    c.sizes[0] = (CountedSize){"268435459", bytes, bytes, 0};
+    const char *names[] = {LOAD_SECTORS, LOAD_REQUESTS, STORE_SECTORS, STORE_REQUESTS};
+    for (int i = 0; i < 4; i++) snprintf(c.names[i], sizeof c.names[0], "%s", names[i]);
+    c.calls[0].n = 4;
+    double *v = c.calls[0].values;
+    EvidenceLine lines[MAX_EVIDENCE];
+    int unmet;
+    const char *missing;
+    /* float4 both ways: 16 sectors a request, every byte once */
+    v[0] = bytes / 32, v[1] = bytes / 32 / 16, v[2] = bytes / 32, v[3] = bytes / 32 / 16;
+    assert_int_equal(evidence_measure(&e, &c, lines, &unmet, &missing), 2);
+    assert_int_equal(unmet, -1);
+    assert_non_null(strstr(lines[0].text, "global loads: 16.0 sectors per request (at least 12.0), 1.00x the inputs'"));
+    assert_non_null(strstr(lines[1].text, "global stores: 16.0 sectors per request (at least 12.0), 1.00x the outputs'"));
+    /* the plain kernel that ran (floats: 4 sectors a request) beside a float4 one that did not */
+    v[1] = bytes / 32 / 4;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "global loads: 4.0 sectors per request"));
+    /* float4 stores but no loads of its threads at all (read some other way) */
+    v[0] = 0, v[1] = 0;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_false(lines[0].ok);
+    /* a few wide loads and the rest of the inputs not through the threads' loads */
+    v[0] = bytes / 32 / 10, v[1] = v[0] / 16;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 0);
+    assert_non_null(strstr(lines[0].text, "0.10x the inputs' bytes (at least 0.50x)"));
+    /* the same for the stores */
+    v[0] = bytes / 32, v[1] = v[0] / 16, v[2] = bytes / 32, v[3] = v[2] / 4;
+    evidence_measure(&e, &c, lines, &unmet, &missing);
+    assert_int_equal(unmet, 1);
+}
+
 /* Every sample of every timed size is counted, and the worst call decides:
  * a decoy in some calls only (the tensor path beside plain code), calls that
  * disagree, a burst of the instruction on top of the work, a call without
@@ -678,6 +728,7 @@ int main(void) {
         cmocka_unit_test(test_evidence_fp8),
         cmocka_unit_test(test_evidence_fails_closed),
         cmocka_unit_test(test_evidence_rules),
+        cmocka_unit_test(test_evidence_wide),
         cmocka_unit_test(test_evidence_counted_calls),
         cmocka_unit_test(test_evidence_partial_sums),
         cmocka_unit_test(test_counted_clock),
