@@ -59,7 +59,7 @@ int cmd_progress(Session *s, const Options *o) {
         if ((len = (int)strlen(cell)) > best_w) best_w = len;
     }
     int passed = 0;
-    printf("%-*s  %-*s %-*s %*s %7s %*s  %s\n", id_w, "id", name_w, "name", status_w, "status", attempts_w, "attempts",
+    printf("%-*s  %-*s  %-*s %*s %7s %*s  %s\n", id_w, "id", name_w, "name", status_w, "status", attempts_w, "attempts",
            "hints", best_w, "best/ref", "last verdict");
     for (int i = 0; i < s->course->nexercises; i++) {
         Exercise *e = &s->course->exercises[i];
@@ -67,7 +67,7 @@ int cmd_progress(Session *s, const Options *o) {
         ExStatus st = p ? p->status : ST_NOT_STARTED;
         passed += st == ST_PASSED;
         best_text(p, cell, sizeof cell);
-        printf("%-*s  %-*s %-*s %*d %3d/%-3d %*s  %s\n", id_w, e->id, name_w, e->name, status_w, status_name(st),
+        printf("%-*s  %-*s  %-*s %*d %3d/%-3d %*s  %s\n", id_w, e->id, name_w, e->name, status_w, status_name(st),
                attempts_w, p ? p->attempts : 0, p ? p->hints_seen : 0, e->hints.count, best_w, cell,
                p && p->last_verdict[0] ? p->last_verdict : "-");
     }

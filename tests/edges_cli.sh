@@ -189,14 +189,14 @@ for row in rows:
     words = row.split()
     status = row.index(" " + words[2] + " ") + 1 if words[2] != "not" else row.index(" not started") + 1
     assert status == starts["status"], (row, status, starts)
-    assert row[starts["status"] - 1] == " " and row[starts["last verdict"] - 1] == " ", row
+    assert row[starts["status"] - 2:starts["status"]] == "  " and row[starts["last verdict"] - 1] == " ", row
     assert row.rstrip().endswith(" " + row[starts["last verdict"]:].strip()), row
     # the attempts column ends where its header ends
     end = starts["attempts"] + len("attempts")
     assert row[end - 1].isdigit() and row[end] == " ", (row, end)
 EOF
 }
-check "progress: columns line up (sgemm_double_buffer is longer than 18)" t_progress_columns
+check "progress: columns line up (sgemm_double_buffer is longer than 18), two spaces after the longest name" t_progress_columns
 
 # the waits' settings: a number of seconds, or a setup error that names the setting (not a silent default)
 t_wait_settings() {
@@ -232,10 +232,11 @@ t_current_exercise() (
         code_is 0 "$GC" hint && has "Hint 1 of" && has_err "ex01, the first exercise not passed yet" &&
         code_is 0 "$GC" show && has "^ex01 vector_add" &&
         GPUCOURSE_NO_GPU=1 code_is 77 "$GC" grade && has "SKIPPED ex01" &&
+        GPUCOURSE_NO_GPU=1 code_is 77 "$GC" why && has_err "ex01, the first exercise not passed yet" &&
         code_is 64 "$GC" reset && has_err "'reset' needs an exercise, like ex01" &&
         code_is 64 "$GC" solution && code_is 64 "$GC" hint ex01 ex02 && has_err "too many arguments"
 )
-check "show, hint and grade with no exercise: the first not passed (ex01); reset and solution need one (64)" t_current_exercise
+check "show, hint, grade and why with no exercise: the first not passed (ex01); reset and solution need one (64)" t_current_exercise
 t_other_courses_words() { code_is 64 "$GC" run && has_err "here it is 'grade'" && code_is 64 "$GC" verify &&
                          has_err "'grade'" && code_is 64 "$GC" next && has_err "here it is 'show'" &&
                          code_is 64 "$GC" status && has_err "here it is 'progress'" && code_is 64 "$GC" frobnicate &&
@@ -296,7 +297,7 @@ check "progress and doctor --format json after an error: their document with its
 # newcomer audit 2.4): the app's markdown renderer, without its styles
 t_show_text() {
     code_is 0 "$GC" show ex02 && has "^\* Use 2D blocks (dim3 block(32, 8)) and a 2D grid" &&
-        has "(its lesson: gpucourse lesson ex02)" &&
+        joined "$T/got" | grep -qF "(its lesson, at \"Two dimensions\": gpucourse lesson ex02)" &&
         ! sed -n '3,/^Your file:/p' "$T/got" | grep -n '`\|\*\*\|^#' || { cat "$T/got"; return 1; }
 }
 check "show: the task as text (no backticks, ** or #), and the lesson's command" t_show_text
@@ -323,6 +324,19 @@ t_lesson_pager() {
         has "the pager '/nonexistent/pager' did not run" && has "^Chapter 1: The thread hierarchy\$"
 }
 check "lesson on a terminal: through \$PAGER (split at blanks); one that does not run: said, the lesson printed" t_lesson_pager
+# with no $PAGER, less opens an exercise's lesson at its section (a less of
+# our own on the PATH says what it was asked), a chapter's at the top; show
+# names the section
+t_lesson_section() {
+    command -v script >/dev/null || { echo "# SKIP no script(1)"; return 0; }
+    mkdir -p "$T/pager" && printf '#!/bin/sh\nprintf "less:%%s\\n" "$@"\n' >"$T/pager/less" && chmod +x "$T/pager/less" &&
+        env -u PAGER PATH="$T/pager:$PATH" script -qc "'$GC' lesson ex03" /dev/null | tr -d '\r' >"$T/got" &&
+        has '^less:+/^Grid-stride loops\$$' &&
+        env -u PAGER PATH="$T/pager:$PATH" script -qc "'$GC' lesson 01-threads" /dev/null | tr -d '\r' >"$T/got" &&
+        ! has '^less:+/' && has '^less:-R$' &&
+        code_is 0 "$GC" show ex03 && has 'its lesson, at "Grid-stride loops": gpucourse'
+}
+check "lesson EX with no \$PAGER: less opens at the exercise's section (a chapter's at the top); show names it" t_lesson_section
 
 # the no-GPU text (the newcomer audit 2.6): grade names doctor as the app's
 # card does, why says the reason once, the compile log's paths open anywhere
@@ -337,7 +351,7 @@ check "no GPU: grade names 'gpucourse doctor'; why says the reason once" t_nogpu
 t_log_paths() (
     export GPUCOURSE_WORKSPACE="$T/logpaths" && "$GC" list >/dev/null &&
         echo 'int broken = ;' >>"$T/logpaths/exercises/ex02_flip_lr.cu" &&
-        code_is 3 "$GC" grade ex02 && has "| $T/logpaths/exercises/ex02_flip_lr.cu([0-9]*): error" &&
+        code_is 3 "$GC" grade ex02 && has "| $T/logpaths/exercises/ex02_flip_lr.cu([0-9]*):" &&
         ! grep -q "| exercises/" "$T/got" &&
         code_is 3 "$GC" grade ex02 --format json && has "$T/logpaths/exercises/ex02_flip_lr.cu("
 )

@@ -136,5 +136,26 @@ else
     fi
     rm -f "$o"
 fi
+# Every chapter's lesson ends its teaching with a checklist, and its
+# exercises' lesson sections come in the lesson in the exercises' order (the
+# newcomer audit: chapter 7 had no checklist, chapter 1 taught ex04's section
+# before ex03's)
+for yaml in course/[0-9]*/chapter.yaml; do
+    dir=${yaml%/chapter.yaml}
+    n=$((n + 1))
+    if grep -q '^## Checklist' "$dir/lesson.md"; then echo "ok $n - $dir/lesson.md has a Checklist"
+    else echo "not ok $n - $dir/lesson.md has no '## Checklist' section"; fail=$((fail + 1)); fi
+    n=$((n + 1))
+    last=0 order=ok
+    for section in $(sed -n 's/^    lesson_section: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$yaml" | tr ' ' '\037'); do
+        heading=$(printf '%s' "$section" | tr '\037' ' ')
+        line=$(grep -nxF -- "## $heading" "$dir/lesson.md" | head -1 | cut -d: -f1)
+        [ -n "$line" ] || line=$(grep -nxF -- "### $heading" "$dir/lesson.md" | head -1 | cut -d: -f1)
+        if [ -z "$line" ] || [ "$line" -lt "$last" ]; then order="'$heading' (line ${line:-none}) comes before a section of an earlier exercise"; break; fi
+        last=$line
+    done
+    if [ "$order" = ok ]; then echo "ok $n - $yaml: its lesson sections come in the exercises' order"
+    else echo "not ok $n - $yaml: $order"; fail=$((fail + 1)); fi
+done
 echo "1..$n"
 [ $fail = 0 ]

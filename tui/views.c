@@ -346,8 +346,9 @@ static void build_help(Doc *d, int width) {
     doc_newline(d);
     doc_wrap(d, S_DIM,
              "Watch mode also runs on its own: 'gpucourse watch ex03' grades on every save. Where file events do "
-             "not arrive (some network file systems), press g. Without a GPU, grading compiles your code and "
-             "says it was skipped.",
+             "not arrive (some network file systems), press g. Without a GPU, grading compiles your code, "
+             "checks what needs no GPU (the machine code, the libraries) and says the rest was skipped: nothing "
+             "passes there, so the next exercise stays the first one; move on with j and Enter.",
              0, width);
 }
 
