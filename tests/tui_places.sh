@@ -155,6 +155,21 @@ t_list_paging() {
 }
 check "list: Space b PgDn PgUp page it, a chapter's number jumps there, Home shows the title" t_list_paging
 
+# 1.6: / on the list finds an exercise by its id, name, title or summary (ex47's
+# says "swizzled"); Enter on an empty search goes to the next one, round the
+# course; one that none has says so
+t_list_search() {
+    start && keys Home && top "gpucourse: CUDA from the thread hierarchy" && keys / "swizzled" Enter && wait_for "/swizzled: ex21 swizzled_transpose" && keys Enter &&
+        wait_for "ex21 swizzled_transpose: 16-byte shared" && keys Escape && keys / Enter &&
+        wait_for "/swizzled: ex29 tma_swizzle_read" && keys / Enter && wait_for "/swizzled: ex31 wgmma_swizzled" &&
+        keys / Enter && wait_for "/swizzled: ex47 tma_store_epilogue" && keys / Enter &&
+        wait_for "/swizzled: ex21 swizzled_transpose" &&
+        keys / "no such thing" Enter && wait_for "/no such thing: no exercise's id, name, title or summary has it" &&
+        keys / "EX44" Enter && wait_for "/EX44: ex44 cluster_multicast" && keys Enter && wait_for "ex44 cluster_multicast:" &&
+        keys Escape && keys / "x" Escape && wait_for "search cancelled"
+}
+check "list: / finds an exercise by id, name, title or summary; Enter on an empty search the next; none found: said" t_list_search
+
 # 1.10: the card names the editor e runs
 t_editor() {
     start && keys Enter && wait_for "Editor    vi (e opens the file in it" &&

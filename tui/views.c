@@ -318,6 +318,7 @@ static const char *const help_keys[][2] = {
     {"Enter Right", "open: an exercise, its last result card"},
     {"Esc Left", "back (from a lesson: to the exercise it was opened from)"},
     {"0-9", "on the list: the chapter of that number"},
+    {"/", "on the list: find an exercise by its id, name, title or summary (Enter on an empty search: the next one)"},
     {NULL, "In a lesson"},
     {"/", "search (Enter searches, Esc cancels); then n and N the next and previous match, Esc clears"},
     {"t", "its sections: j k select, Enter goes there"},
@@ -381,7 +382,8 @@ typedef struct {
 } KeyHelp;
 
 static const KeyHelp keys_course[] = {{"Enter", "open"}, {"l", "lesson"}, {"e", "edit"}, {"g", "grade"},
-                                      {"h", "hint"}, {"w", "watch"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
+                                      {"h", "hint"}, {"w", "watch"}, {"/", "find"}, {"?", "help"}, {"q", "quit"},
+                                      {NULL, NULL}};
 static const KeyHelp keys_lesson[] = {{"j/k", "scroll"}, {"/", "find"}, {"t", "sections"}, {"n/p", "chapter"},
                                       {"Enter", "exercise"}, {"Esc", "back"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_search[] = {{"j/k", "scroll"}, {"n/N", "next/previous match"}, {"/", "find"},
@@ -730,6 +732,26 @@ static bool prompt_key(App *a, int key) {
     return true;
 }
 
+/* The list's search: the next exercise after the selected one (after it and
+ * round, the selected one last; a new search from the selected one itself)
+ * whose id, name, title or summary holds the search, case ignored. */
+static void course_seek(App *a) {
+    int n = a->course->nexercises, from = a->search_step == 2 ? a->ex : a->ex + 1;
+    a->search_step = 0;
+    for (int k = 0; k < n; k++) {
+        int i = (from + k) % n;
+        const Exercise *e = &a->course->exercises[i];
+        if (strcasestr(e->id, a->search) || strcasestr(e->name, a->search) || strcasestr(e->title, a->search) ||
+            (e->summary && strcasestr(e->summary, a->search))) {
+            a->ex = i;
+            app_message(a, S_MESSAGE, "/%s: %s %s; / and Enter the next one", a->search, e->id, e->name);
+            return;
+        }
+    }
+    app_message(a, S_DIM, "/%s: no exercise's id, name, title or summary has it", a->search);
+    a->search[0] = '\0';
+}
+
 /* Esc in the lesson: back to the card it was opened from, or the list. */
 static void lesson_back(App *a) {
     if (a->lesson_from == VIEW_COURSE) {
@@ -745,6 +767,16 @@ bool view_key(App *a, int key) {
     int n = a->course->nexercises;
     switch (a->view) {
     case VIEW_COURSE:
+        if (a->prompt) {
+            prompt_key(a, key);
+            if (!a->prompt && a->search_step) course_seek(a);
+            return true;
+        }
+        if (key == '/') {
+            a->prompt = true;
+            a->query[0] = '\0';
+            return true;
+        }
         switch (key) {
         case KEY_UP:
         case 'k': if (a->ex > 0) a->ex--; return true;
