@@ -358,9 +358,10 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 // `parts` pieces of (nearly) equal length; the pieces, numbered tile after
 // tile (piece q is part q % parts of tile dp_tiles + q / parts), go to the
 // blocks in turn as the whole tiles did: block b takes pieces b, b + blocks,
-// ... So at any moment the blocks work on the same part of their tiles, at
-// the same k-blocks, and the tiles in flight share rows of A and columns of
-// B in L2, as in a whole wave.
+// ... So the parts of one cut tile run at once on neighbouring blocks, each
+// at its own k-range, and the blocks doing the same part of tiles that share
+// a row of A (or a column of B) are at the same k-blocks: each k-slice in
+// flight is fetched from DRAM once a turn and served from L2 to the others.
 struct Plan {
     int tiles, kblocks, blocks, dp_tiles, parts;
 };

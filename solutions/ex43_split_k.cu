@@ -4,9 +4,10 @@
 // the tiles do not fill the last wave (3072 x 3072 x 8192: 288 tiles of 128
 // x 256 on 132 SMs, two waves and 24 tiles), the whole waves are done as in
 // ex33 and each other tile is cut into parts of equal k-blocks, the parts
-// dealt to the blocks in turn, so that the blocks work on the same part of
-// their tiles at once (the same k-blocks: shared rows of A and columns of
-// B stay in L2). The owner of a cut tile, its last part, adds the others'
+// dealt to the blocks in turn, so that the blocks doing the same part of
+// tiles that share rows of A or columns of B are at the same k-blocks at
+// once (those stay in L2), while a cut tile's parts run side by side on
+// neighbouring blocks. The owner of a cut tile, its last part, adds the others'
 // partial sums in k order (the same bits every run) and writes C; the plan
 // cuts only where it saves time (make_plan).
 //
@@ -319,9 +320,10 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 // `parts` pieces of (nearly) equal length; the pieces, numbered tile after
 // tile (piece q is part q % parts of tile dp_tiles + q / parts), go to the
 // blocks in turn as the whole tiles did: block b takes pieces b, b + blocks,
-// ... So at any moment the blocks work on the same part of their tiles, at
-// the same k-blocks, and the tiles in flight share rows of A and columns of
-// B in L2, as in a whole wave.
+// ... So the parts of one cut tile run at once on neighbouring blocks, each
+// at its own k-range, and the blocks doing the same part of tiles that share
+// a row of A (or a column of B) are at the same k-blocks: each k-slice in
+// flight is fetched from DRAM once a turn and served from L2 to the others.
 struct Plan {
     int tiles, kblocks, blocks, dp_tiles, parts;
 };

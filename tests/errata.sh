@@ -56,6 +56,14 @@ course/11-past-cublas/chapter.yaml|cluster barrier's wait (UCGABAR_WAIT): a miss
 course/09-wgmma/chapter.yaml|UTMALDG, USETMAXREG]|setmaxnreg is taught and timed, not graded: a USETMAXREG in the machine code does not show that it ran
 docs/harness.md|(ex33 requires|setmaxnreg is not graded (ex33's lesson says so)
 README.md|nothing else the course uses is newer|ex45's baseline, cuBLASLt's block scale modes, needs CUDA 12.9
+exercises/ex43_split_k.cu|So at any moment the blocks work on the same part|a cut tile's parts run at once on neighbouring blocks, each at its own k-range
+solutions/ex43_split_k.cu|So at any moment the blocks work on the same part|a cut tile's parts run at once on neighbouring blocks, each at its own k-range
+solutions/ex43_split_k.cu|so that the blocks work on the same part of|a cut tile's parts run at once on neighbouring blocks, each at its own k-range
+course/11-past-cublas/chapter.yaml|turns themselves are held by the speed|not graded: ex33's schedule reaches ex46's floors too (floors_why, the lesson)
+course/11-past-cublas/chapter.yaml|race across SMs that the values may not show|on the H200 the values did show it (ex44_empty_own_consumers: wrong answer)
+course/11-past-cublas/lesson.md|may not show (it ran at 670|on the H200 the values did show it (ex44_empty_own_consumers: wrong answer)
+course/11-past-cublas/lesson.md|0.91-0.93 of cuBLAS at its three shapes|the bench of 2026-11-29 on the H200: 0.91-0.95
+course/09-wgmma/lesson.md|reference reaches 0.82|ex33 stores its edge tiles' C in batches since 8bd8a12: 0.95 at 5000 x 3000 x 4096
 grader/toolchain.c|(12.0 or later, for sm_90a)|ex45 needs 12.9 or later
 README.md|Chapters 7-10 also need|chapter 11 needs the counters too (partial sums, multicast, e4m3)
 course/11-past-cublas/lesson.md|takes three of those steps|chapter 11 has five exercises (ex43-ex47): ping-pong and the TMA-store epilogue came after FP8
@@ -136,6 +144,20 @@ else
     fi
     rm -f "$o"
 fi
+# Chapter 11 names no chapter-level diagnosis (each exercise its own: a
+# chapter-level `race` finding was one racecheck can never raise for ex43's
+# partial sums in global memory), and chapters 7 and 9 say that every element
+# of a GEMM is checked against its own rounding bound (the ch11 audit, E2, I6)
+n=$((n + 1))
+if grep -q '^diagnose:' course/11-past-cublas/chapter.yaml; then
+    echo "not ok $n - course/11-past-cublas/chapter.yaml has a chapter-level diagnose"; fail=$((fail + 1))
+else echo "ok $n - course/11-past-cublas/chapter.yaml: no chapter-level diagnose, each exercise its own"; fi
+for lesson in course/07-mma/lesson.md course/09-wgmma/lesson.md; do
+    n=$((n + 1))
+    if tr '\n' ' ' <"$lesson" | grep -q 'its own rounding bound'; then echo "ok $n - $lesson: each element against its own rounding bound"
+    else echo "not ok $n - $lesson: does not say each element is checked against its own rounding bound"; fail=$((fail + 1)); fi
+done
+
 # Every chapter's lesson ends its teaching with a checklist, and its
 # exercises' lesson sections come in the lesson in the exercises' order (the
 # newcomer audit: chapter 7 had no checklist, chapter 1 taught ex04's section
