@@ -158,6 +158,33 @@ for lesson in course/07-mma/lesson.md course/09-wgmma/lesson.md; do
     else echo "not ok $n - $lesson: does not say each element is checked against its own rounding bound"; fail=$((fail + 1)); fi
 done
 
+# Chapter 11's hints point at the idea and its lesson section before any
+# code: the first names a heading of the lesson as "(the lesson, 'HEADING')",
+# and only the last gives the code ("The code. ...") (issue 46)
+n=$((n + 1))
+if why=$(python3 - course/11-past-cublas/chapter.yaml course/11-past-cublas/lesson.md <<'PY'
+import re, sys
+yaml_text, lesson = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+headings = set(re.findall(r"^#{2,3} (.+)$", lesson, re.M))
+bad = []
+for ex in re.split(r"\n  - id: ", yaml_text)[1:]:
+    exid = ex.split("\n", 1)[0].strip()
+    block = re.search(r"\n    hints:\n((?:      - .*\n)+)", ex)
+    hints = re.findall(r'^      - "(.*)"$', block.group(1), re.M) if block else []
+    if not hints:
+        bad.append(exid + ": no hints")
+        continue
+    first = re.search(r"\(the lesson, '([^']+)'\)", hints[0])
+    if not first or first.group(1) not in headings:
+        bad.append(exid + ": the first hint names no heading of the lesson")
+    if not hints[-1].startswith("The code") or any(h.startswith("The code") for h in hints[:-1]):
+        bad.append(exid + ": the code is not the last hint alone")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+); then echo "ok $n - chapter 11's hints: the first names its lesson section, the code comes last"
+else echo "not ok $n - chapter 11's hints: $why"; fail=$((fail + 1)); fi
+
 # Every chapter's lesson ends its teaching with a checklist, and its
 # exercises' lesson sections come in the lesson in the exercises' order (the
 # newcomer audit: chapter 7 had no checklist, chapter 1 taught ex04's section
