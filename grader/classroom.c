@@ -767,9 +767,10 @@ int class_collect(const Course *c, const Roster *r, const ClassOptions *o, FILE 
     }
     if (f && (fclose(f) != 0 || rename(tmp, csv_path) != 0)) rc = error("cannot write %s", csv_path);
     if (rc) unlink(tmp);
-    fprintf(summary, "\n%d student%s, %d pass%s of %d exercise%s, %d not graded, %d flagged; gradebook: %s\n", ns,
-            ns == 1 ? "" : "s", class_passed, class_passed == 1 ? "" : "es", ne, ne == 1 ? "" : "s", missing, flagged,
-            csv_path);
+    fputc('\n', summary);
+    fprintf_wrapped(summary, 2, "%d student%s, %d pass%s of %d exercise%s, %d not graded, %d flagged; gradebook: %s\n",
+                    ns, ns == 1 ? "" : "s", class_passed, class_passed == 1 ? "" : "es", ne, ne == 1 ? "" : "s", missing,
+                    flagged, csv_path);
     *totals = (ClassTotals){.students = ns, .not_graded = missing, .reached = reached, .skipped = class_skipped};
     free(csv_path), free(tmp);
     free(cells), free(present), free(flags);

@@ -63,6 +63,16 @@ t_summary_missing() {
     ! grep -v 'gradebook: /' "$T/got" | awk 'length > 80' | grep -q .
 }
 check "class grade's summary: a count per verdict, the non-passes listed, 80 columns; a deleted file is missing" t_summary_missing
+# --all: a student with no file at all, 47 ids wrapped under their verdict;
+# every line of the summary within 80 columns, the totals' too
+ws "$T/cm/carol" && rm "$T"/cm/carol/exercises/*.cu && printf 'carol carol\n' >"$T/cm/carol.txt"
+t_summary_all() {
+    code_is 65 "$GC" class grade "$T/cm/carol.txt" --all --out "$T/gall" &&
+    has "^carol  *0/47 passed: 47 missing$" && has "^  missing: ex01 ex02 " && has "^    ex15 ex16 " &&
+    has "ex46 ex47$" && ! awk 'length > 80' "$T/got" | grep -q . &&
+        tr -s " \n" "  " <"$T/got" | grep -qF "gradebook: $T/gall/gradebook.csv" || { cat "$T/got"; return 1; }
+}
+check "class grade --all: a student's 47 missing files listed in lines of 80 columns, the totals too" t_summary_all
 
 # --- OUT holds this roster's students only --------------------------------
 t_others_removed() {
