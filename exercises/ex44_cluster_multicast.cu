@@ -22,16 +22,18 @@
 //   offset) and tma_load_2d_multicast.
 //
 // What to fill in
-//   1. The barriers: `empty` counts the consumers of both blocks; after the
-//      initialisation, fence_barrier_init() and a cluster_sync() (not
-//      __syncthreads: the partner's loads and arrivals reach these
-//      barriers).
+//   1. The barriers: whom `empty` counts, now that either producer's load
+//      writes into both blocks; and what both blocks must have done before
+//      either loads into, or arrives on, the other's barriers (the
+//      partner's loads and arrivals reach them: __syncthreads() orders one
+//      block only). The lesson, "Clusters and multicast, in a GEMM".
 //   2. The producer: the stage's full bytes are A's box and both halves of
 //      B; this block's half of B (rows n0 + rank * HALF_BN) goes to both
 //      blocks (mask 0b11), at this block's half of the stage.
 //   3. The consumers: a stage is released in both blocks (this block's
 //      `empty` and the partner's).
-//   4. A cluster_sync() before the kernel ends.
+//   4. The end: a block's shared memory goes when it exits, and its partner
+//      may still load into it or arrive on its barriers.
 //   As shipped each block loads only its half of B, for itself: the other
 //   half of every B tile is never loaded, a wrong answer.
 //
@@ -405,9 +407,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             mbar_init(&full[s], 1);                     // this block's producer, and every byte that lands here
             mbar_init(&empty[s], CONSUMERS);  // TODO: the consumers of both blocks
         }
-        // TODO: make the initialisation visible to the cluster
     }
-    __syncthreads();  // TODO: both blocks' barriers must exist before either loads into the other
+    __syncthreads();
 
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
     const int pairs_m = (tiles_m + CLUSTER - 1) / CLUSTER, pairs = pairs_m * tiles_n;
@@ -470,7 +471,6 @@ __global__ void __launch_bounds__(THREADS, 1)
             store_tile(d, C, M, N, m0 + 64 * c, n0, alpha, beta);
         }
     }
-    // TODO: neither block may exit while the other may still load into it or arrive on its barriers
     (void)partner;
 }
 
