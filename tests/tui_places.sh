@@ -83,11 +83,21 @@ check "y on a card: its lines wrapped after a continuation mark, read to their e
 # 1.4: no GPU here, said from the start (the title bar and the status line);
 # a launcher's GPU is elsewhere, so not then
 t_no_gpu_start() {
-    start && wait_for "[no GPU]" && wait_for "no GPU here: grading compiles only; gpucourse doctor says why" &&
+    start && wait_for "[no GPU]" && wait_for "no GPU here: grading compiles only; D says why" &&
         wait_for "ex01 is next" &&
         start 80 24 GPUCOURSE_LAUNCHER=/bin/true && wait_for "ex01 is next" && sleep 0.5 && gone "no GPU"
 }
 check "no GPU: said in the title bar and the status line from the start (not with a launcher)" t_no_gpu_start
+
+# 1.4: D shows gpucourse doctor's report in the app (here: no GPU, its fix
+# said), scrolls, Esc goes back to where it was opened; D there runs it again
+t_doctor_view() {
+    start && keys Enter && wait_for "ex01 vector_add:" && keys D && wait_for "gpucourse doctor: what grading needs" &&
+        wait_for "doctor: something is missing" && wait_for "nvcc" && keys G && wait_for "D runs it again" &&
+        keys Escape && wait_for "ex01 vector_add:" && keys D && wait_for "gpucourse doctor: what grading needs" &&
+        keys q && wait_for "ex01 vector_add:"
+}
+check "D: gpucourse doctor's report in a view (MISSING and its fix), Esc or q back to the card" t_doctor_view
 
 # 1.2 and 1.3: l on a card opens the lesson at the exercise's section; Esc
 # and Enter come back to that card

@@ -173,7 +173,7 @@ static void probe_gpu(App *a) {
     if (a->message[0] && a->message_style == S_ERROR) return; /* a warning keeps its rows; the title bar says it */
     char was[sizeof a->message];
     snprintf(was, sizeof was, "%s", a->message);
-    app_message(a, was[0] ? a->message_style : S_MESSAGE, "no GPU here: grading compiles only; gpucourse doctor says why%s%s",
+    app_message(a, was[0] ? a->message_style : S_MESSAGE, "no GPU here: grading compiles only; D says why%s%s",
                 was[0] ? ". " : "", was);
 }
 
@@ -206,6 +206,37 @@ static void why(App *a) {
 }
 
 /* ------------------------------------------------------------ actions */
+
+/* D: gpucourse doctor's report in a view. doctor runs as a program of its
+ * own (this one, the course's root given), so that the app shows what the
+ * command line says, checks and fixes alike. */
+static void doctor(App *a) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        app_message(a, S_ERROR, "cannot run gpucourse doctor: %s", strerror(errno));
+        return;
+    }
+    self[n] = '\0';
+    app_message(a, S_DIM, "gpucourse doctor is looking...");
+    view_draw(a);
+    const char *argv[] = {self, "--course", a->course->root, "doctor", NULL};
+    ProcSpec spec = {.argv = argv, .timeout_s = 60, .capture_limit = 64 << 10};
+    ProcResult res = {0};
+    if (proc_run(&spec, &res) != 0) {
+        app_message(a, S_ERROR, "cannot run gpucourse doctor: %s", last_error());
+        return;
+    }
+    free(a->doctor);
+    a->doctor = res.output && res.output[0] ? xstrdup(res.output) : xstrdup("gpucourse doctor said nothing.\n");
+    bool all_ok = res.exited && res.exit_code == 0;
+    proc_result_free(&res);
+    if (a->view != VIEW_DOCTOR) a->back = a->view;
+    a->view = VIEW_DOCTOR;
+    a->scroll = 0;
+    app_message(a, all_ok ? S_MESSAGE : S_WARN, "%s", all_ok ? "doctor: everything grading needs is here"
+                                                          : "doctor: something is missing (MISSING, with its fix)");
+}
 
 /* $VISUAL or $EDITOR split at blanks (no shell), then the file. */
 static void edit(App *a) {
@@ -353,6 +384,7 @@ static void key(App *a, int k) {
     case 'l': open_lesson(a); break;
     case 'w': toggle_watch(a); break;
     case 'y': why(a); break;
+    case 'D': doctor(a); break;
     case 12: /* Ctrl-L */ clearok(curscr, TRUE); break;
     default: break;
     }
@@ -428,6 +460,7 @@ int tui_run(const Course *c, const Workspace *w, const TuiOptions *o) {
     free(a.diagnoses);
     free(a.have_diagnosis);
     free(a.lesson_text);
+    free(a.doctor);
     sb_free(&a.log);
     progress_free(&a.progress);
     return 0;

@@ -20,6 +20,7 @@ typedef enum {
     VIEW_HELP,     /* the keys */
     VIEW_GRADING,  /* the live log while grading */
     VIEW_CONTENTS, /* the lesson's sections, to jump to one */
+    VIEW_DOCTOR,   /* gpucourse doctor's report: what is installed, what is missing */
     VIEW_COUNT
 } ViewId;
 
@@ -29,7 +30,7 @@ typedef struct App {
     TuiOptions opt;
     Progress progress;     /* as on disk; reloaded after every change we make */
     ViewId view;           /* what is on the screen */
-    ViewId back;           /* where help and the solution return to */
+    ViewId back;           /* where help, doctor and the solution return to */
     int ex;                /* the current exercise (course view: the selected one) */
     int chapter;           /* the lesson view's chapter */
     int scroll;            /* first line of the view's Doc on the screen */
@@ -53,6 +54,7 @@ typedef struct App {
     double digit_at;
     /* no GPU here (and no launcher): said from the start */
     bool probed, no_gpu;
+    char *doctor;          /* gpucourse doctor's report (D), as it printed it */
     GradeResult *results;  /* the last result of each exercise in this session */
     bool *have_result;
     Diagnosis *diagnoses;  /* gpucourse why of each exercise's last result (y on its card) */

@@ -310,6 +310,7 @@ static const char *const help_keys[][2] = {
     {"y", "on a result card: why it failed (your code under compute-sanitizer, or its counters beside the "
           "reference's), shown below the card"},
     {"?", "this help"},
+    {"D", "gpucourse doctor: what grading needs here, what is missing and how to fix it"},
     {"q", "quit"},
     {NULL, "Moving"},
     {"j k Up Down", "select, or scroll a line"},
@@ -326,6 +327,32 @@ static const char *const help_keys[][2] = {
     {"Enter", "back to the exercise it was opened from, else the chapter's first unfinished one"},
     {"Ctrl-L", "redraw the screen"},
 };
+
+/* gpucourse doctor's report (D, tui/app.c), its lines wrapped to the view:
+ * what is missing, and its fix, stand out. */
+static void build_doctor(const App *a, Doc *d, int width) {
+    doc_add(d, S_H2, "gpucourse doctor: what grading needs, and what is missing");
+    doc_newline(d);
+    doc_newline(d);
+    Style style = S_NORMAL;
+    const char *text = a->doctor ? a->doctor : "";
+    DocLine none = {0}, cont = {0};
+    line_addn(&cont, S_NORMAL, "                      ", 22); /* under the detail, as doctor prints it */
+    while (*text) {
+        size_t len = strcspn(text, "\n");
+        if (!strncmp(text, "MISSING", 7)) style = S_ERROR;
+        else if (text[0] != ' ') style = S_NORMAL; /* a line that goes on under itself keeps its check's style */
+        DocLine line = {0};
+        line_addn(&line, style, text, len);
+        if (len) doc_wrap_verbatim(d, &line, &none, &cont, width); /* its columns kept, cut where it is too wide */
+        else doc_newline(d);
+        line_free(&line);
+        text += len + (text[len] == '\n');
+    }
+    line_free(&cont);
+    doc_newline(d);
+    doc_wrap(d, S_DIM, "The same as 'gpucourse doctor' on the command line. D runs it again, Esc goes back.", 0, width);
+}
 
 static void build_help(Doc *d, int width) {
     doc_add(d, S_H2, "gpucourse: the keys");
@@ -371,6 +398,7 @@ void view_build(App *a, Doc *d, int width) {
         break;
     case VIEW_SOLUTION: build_solution(a, d, width); break;
     case VIEW_HELP: build_help(d, width); break;
+    case VIEW_DOCTOR: build_doctor(a, d, width); break;
     default: break;
     }
 }
@@ -399,13 +427,14 @@ static const KeyHelp keys_result[] = {{"j/k", "scroll"}, {"y", "why"}, {"e", "ed
                                       {"n/p", "next/prev"}, {"Esc", "back"}, {"?", "help"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_doc[] = {{"j/k", "scroll"}, {"Esc", "back"}, {"q", "quit"}, {NULL, NULL}};
 static const KeyHelp keys_help[] = {{"j/k", "scroll"}, {"Esc ? q", "close"}, {NULL, NULL}};
+static const KeyHelp keys_doctor[] = {{"j/k", "scroll"}, {"D", "again"}, {"Esc q", "close"}, {NULL, NULL}};
 static const KeyHelp keys_grading[] = {{"Ctrl-C", "cancel grading"}, {NULL, NULL}};
 static const KeyHelp keys_confirm[] = {{"y", "yes, reset"}, {"n Esc", "no"}, {NULL, NULL}};
 
 static void draw_footer(const App *a) {
     static const KeyHelp *const by_view[VIEW_COUNT] = {
         [VIEW_COURSE] = keys_course, [VIEW_LESSON] = keys_lesson, [VIEW_EXERCISE] = keys_exercise,
-        [VIEW_RESULT] = keys_result, [VIEW_SOLUTION] = keys_doc, [VIEW_HELP] = keys_help,
+        [VIEW_RESULT] = keys_result, [VIEW_SOLUTION] = keys_doc, [VIEW_HELP] = keys_help, [VIEW_DOCTOR] = keys_doctor,
         [VIEW_GRADING] = keys_grading, [VIEW_CONTENTS] = keys_contents,
     };
     const KeyHelp *k = a->confirm_reset                          ? keys_confirm
@@ -435,6 +464,7 @@ static void view_title(const App *a, char *buf, size_t size) {
     case VIEW_RESULT: snprintf(buf, size, "%s %s: result", e->id, e->name); break;
     case VIEW_SOLUTION: snprintf(buf, size, "%s %s: reference solution", e->id, e->name); break;
     case VIEW_HELP: snprintf(buf, size, "help"); break;
+    case VIEW_DOCTOR: snprintf(buf, size, "doctor"); break;
     case VIEW_CONTENTS:
         snprintf(buf, size, "Chapter %d: %s: sections", a->chapter + 1, a->course->chapters[a->chapter].title);
         break;
@@ -899,8 +929,9 @@ bool view_key(App *a, int key) {
         }
         return false;
     case VIEW_HELP:
+    case VIEW_DOCTOR:
         if (scroll_key(a, key)) return true;
-        if (is_back(key) || key == 'q' || key == '?') {
+        if (is_back(key) || key == 'q' || (key == '?' && a->view == VIEW_HELP)) {
             show(a, a->back);
             return true;
         }
