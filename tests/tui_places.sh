@@ -95,9 +95,10 @@ t_doctor_view() {
     start && keys Enter && wait_for "ex01 vector_add:" && keys D && wait_for "gpucourse doctor: what grading needs" &&
         wait_for "doctor: something is missing" && wait_for "nvcc" && keys G && wait_for "D runs it again" &&
         keys Escape && wait_for "ex01 vector_add:" && keys D && wait_for "gpucourse doctor: what grading needs" &&
-        keys q && wait_for "ex01 vector_add:"
+        keys q && wait_for "ex01 vector_add:" && keys ? && wait_for "gpucourse: the keys" && keys D &&
+        wait_for "gpucourse doctor: what grading needs" && keys Escape && wait_for "ex01 vector_add:"
 }
-check "D: gpucourse doctor's report in a view (MISSING and its fix), Esc or q back to the card" t_doctor_view
+check "D: gpucourse doctor's report in a view (MISSING and its fix), Esc or q back to the card, also through help" t_doctor_view
 
 # 1.2 and 1.3: l on a card opens the lesson at the exercise's section; Esc
 # and Enter come back to that card

@@ -231,7 +231,7 @@ static void doctor(App *a) {
     a->doctor = res.output && res.output[0] ? xstrdup(res.output) : xstrdup("gpucourse doctor said nothing.\n");
     bool all_ok = res.exited && res.exit_code == 0;
     proc_result_free(&res);
-    if (a->view != VIEW_DOCTOR) a->back = a->view;
+    if (a->view != VIEW_DOCTOR && a->view != VIEW_HELP) a->back = a->view; /* one back for both: never each other */
     a->view = VIEW_DOCTOR;
     a->scroll = 0;
     app_message(a, all_ok ? S_MESSAGE : S_WARN, "%s", all_ok ? "doctor: everything grading needs is here"
@@ -350,7 +350,7 @@ static void move_exercise(App *a, int delta) {
     a->ex = to;
     a->scroll = 0;
     if (a->view == VIEW_RESULT && !a->have_result[to]) a->view = VIEW_EXERCISE;
-    if (a->view == VIEW_SOLUTION || a->view == VIEW_HELP) a->view = VIEW_EXERCISE;
+    if (a->view == VIEW_SOLUTION || a->view == VIEW_HELP || a->view == VIEW_DOCTOR) a->view = VIEW_EXERCISE;
 }
 
 static void key(App *a, int k) {
@@ -370,7 +370,7 @@ static void key(App *a, int k) {
     switch (k) {
     case 'q': a->quit = true; break;
     case '?':
-        if (a->view != VIEW_HELP) a->back = a->view;
+        if (a->view != VIEW_HELP && a->view != VIEW_DOCTOR) a->back = a->view;
         a->view = VIEW_HELP;
         a->scroll = 0;
         break;
