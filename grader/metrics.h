@@ -20,9 +20,10 @@
 #define LOAD_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 #define STORE_SECTORS "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
 #define STORE_REQUESTS "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
-/* No sm__sass_* counter: the range profiler collects those by patching the
- * code (an honest ex11 ran 5.2x slower in its counted calls, 5 shuffles an
- * element, and failed the counted call's clock), so they cannot be evidence. */
+/* No sm__sass_* counter: one slowed the counted calls in proportion to what
+ * it counts, as patched code would (an honest ex11, 5 shuffles an element,
+ * ran 5.2x slower counted and failed the counted call's clock), so they
+ * cannot be evidence. */
 #define LDSM_INSTS "smsp__inst_executed_op_ldsm.sum"
 #define SHARED_LOAD_INSTS "smsp__inst_executed_op_shared_ld.sum"
 #define LDGSTS_INSTS "smsp__inst_executed_op_ldgsts.sum"
