@@ -25,12 +25,9 @@ int cmd_show(Session *s, const char *key) {
     char *file = workspace_exercise_path(&s->ws, e);
     Chapter *ch = &s->course->chapters[e->chapter];
     fprintf_wrapped(stdout, WRAP_LABELS, "%s %s: %s\n", e->id, e->name, e->title);
-    if (e->lesson_section)
-        fprintf_wrapped(stdout, WRAP_LABELS, "Chapter %d: %s (its lesson, at \"%s\": gpucourse lesson %s)\n\n",
-                        e->chapter + 1, ch->title, e->lesson_section, e->id);
-    else
-        fprintf_wrapped(stdout, WRAP_LABELS, "Chapter %d: %s (its lesson: gpucourse lesson %s)\n\n", e->chapter + 1,
-                        ch->title, e->id);
+    fprintf_wrapped(stdout, WRAP_LABELS, "Chapter %d: %s (its lesson%s%s%s: gpucourse lesson %s)\n\n", e->chapter + 1,
+                    ch->title, e->lesson_section ? ", at \"" : "", e->lesson_section ? e->lesson_section : "",
+                    e->lesson_section ? "\"" : "", e->id);
     char *task = markdown_text(e->task, output_width(stdout)); /* the task as text, not markdown */
     fputs(task, stdout);
     if (task[0] && task[strlen(task) - 1] != '\n') putchar('\n');

@@ -594,8 +594,7 @@ static void grade_once(const Course *c, const Workspace *w, const Exercise *e, c
     char *student_cu = o && o->source ? xstrdup(o->source) : workspace_exercise_path(w, e);
     char *student_so = xprintf("%s/%s-%s.so", w->build, o && o->label ? o->label : "student", e->id);
     Grading g = {.t = &t, .c = c, .w = w, .e = e, .o = o, .r = r, .student_so = student_so};
-    g.judge.lock.fd = g.judge.lock.dir_fd = g.judge.lock.machine_fd = -1;
-    g.judge.library_fd = -1;
+    judge_init(&g.judge);
     proc_take_interrupted(); /* what was interrupted before is not this grading's */
     /* how long the GPU's lock, and a launcher's queue, may keep us */
     double launch_wait_s;

@@ -146,6 +146,10 @@ void judge_settle(Judge *j, bool kill) {
     free(j->result_file);
     free(j->argv);
     strlist_free(&j->args);
+    judge_init(j);
+}
+
+void judge_init(Judge *j) {
     memset(j, 0, sizeof *j);
     j->lock.fd = j->lock.dir_fd = j->lock.machine_fd = -1;
     j->library_fd = -1;
@@ -153,8 +157,8 @@ void judge_settle(Judge *j, bool kill) {
 
 void judge_run(const Exercise *e, const CourseParts *parts, const char *student, const GradeOptions *o,
                         JudgePlan plan, GradeResult *r) {
-    Judge j = {.library_fd = -1};
-    j.lock.fd = j.lock.dir_fd = j.lock.machine_fd = -1;
+    Judge j;
+    judge_init(&j);
     if (judge_start(&j, e, parts, student, o, plan, false, r)) judge_decide(&j, e, r);
     judge_settle(&j, false);
 }

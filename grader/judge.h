@@ -51,6 +51,10 @@ bool judge_start(Judge *j, const Exercise *e, const CourseParts *parts, const ch
  * tearing its contexts down (judge_settle waits for that). */
 void judge_decide(Judge *j, const Exercise *e, GradeResult *r);
 
+/* A judge that holds nothing: no run, no lock, no library copy (every
+ * descriptor -1). judge_settle leaves it so. */
+void judge_init(Judge *j);
+
 /* The judge's end (it ends its own way once its results are whole, or is
  * killed when kill), then the GPU's lock let go: the next grading finds
  * no process of this one on the GPU. */

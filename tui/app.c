@@ -211,19 +211,19 @@ static void why(App *a) {
  * own (this one, the course's root given), so that the app shows what the
  * command line says, checks and fixes alike. */
 static void doctor(App *a) {
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
+    char *self = realpath("/proc/self/exe", NULL);
+    if (!self) {
         app_message(a, S_ERROR, "cannot run gpucourse doctor: %s", strerror(errno));
         return;
     }
-    self[n] = '\0';
     app_message(a, S_DIM, "gpucourse doctor is looking...");
     view_draw(a);
     const char *argv[] = {self, "--course", a->course->root, "doctor", NULL};
     ProcSpec spec = {.argv = argv, .timeout_s = 60, .capture_limit = 64 << 10};
     ProcResult res = {0};
-    if (proc_run(&spec, &res) != 0) {
+    int ran = proc_run(&spec, &res);
+    free(self);
+    if (ran != 0) {
         app_message(a, S_ERROR, "cannot run gpucourse doctor: %s", last_error());
         return;
     }
