@@ -144,7 +144,7 @@ check "lesson: a small heading (###) underlined with dots" t_h3
 # (chapter 11's "parts" table: only its header wraps)
 t_tables() {
     start && keys 1 1 && wait_for "chapter 11: " && keys l && wait_for "Chapter 11: " &&
-        keys / "each plan forced" Enter && wait_for "(ex33's waves)" &&
+        keys / "each plan forced" Enter && wait_for "(ex33's waves)" && wait_for "/each plan forced: line" &&
         perl -CSD -ne 'chomp; exit 1 if length > 80' "$T/screen" &&
         grep -Eq "^ *1 \(ex33's waves\) +│ 588 +│ 693 +│ 576\s*\$" "$T/screen" &&
         grep -A1 "(ex33's waves)" "$T/screen" | tail -1 | grep -Eq "^ *2 +│ 664 +│ 631 +│ 536" &&
