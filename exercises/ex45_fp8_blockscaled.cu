@@ -356,8 +356,10 @@ __global__ void __launch_bounds__(THREADS, 1)
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
-                // TODO: this k-block's four scales (loaded before the wait, so that they arrive
-                //       while the stage does).
+                // TODO: this k-block's four scales. A load from L2 takes about as long as the
+                //       k-block's products: loaded here, before the wait, they arrive while the
+                //       stage does; loaded one k-block ahead (kept in registers for the next
+                //       turn), they arrive while this block's products run (the lesson, "FP8").
                 mbar_wait(&full[s], (it / STAGES) & 1);  // given: the stage's A and B have landed
                 // TODO: the k-block's product into `part`, from zero: wgmma_m64n192k32_e4m3 over
                 //       the stage's 128 of K (make_desc takes the address of each K = 32 slice),

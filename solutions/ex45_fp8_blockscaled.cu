@@ -22,10 +22,13 @@
 // 1004, 868: no faster, so L2 is not what holds it back.
 // Its error against float64 is cuBLASLt's (worst 0.9e-4 to 1.3e-4 of each
 // element's magnitude: the same promotion every 128 of K), tails included.
-// Through the grader (tools/verify-ch11.sh, two grades): 784-787 TFLOP/s at
-// 4096^3, 972-976 at 8192^3, 797-799 at 5000 x 3000 x 4096; 0.72, 0.75 and
-// 0.81 of cuBLASLt's block-scaled FP8 GEMM. Its wgmma is QGMMA in the
-// machine code; the tensor pipe is busy 5.0e-4 cycles per FLOP.
+// Through the grader (tools/verify-ch11.sh, two grades, H100): 784-787
+// TFLOP/s at 4096^3, 972-976 at 8192^3, 797-799 at 5000 x 3000 x 4096; 0.72,
+// 0.75 and 0.81 of cuBLASLt's block-scaled FP8 GEMM. The scales loaded a
+// k-block ahead (they were the warps' largest stall, ncu): on the H200
+// (`gpucourse bench --chapter 11`) 831, 1085 and 871 TFLOP/s, 0.77, 0.86
+// and 0.88 of cuBLASLt, from 0.75-0.76, 0.77-0.78 and 0.85. Its wgmma is
+// QGMMA in the machine code; the tensor pipe is busy 5.0e-4 cycles per FLOP.
 //
 // ex33's persistent, warp-specialized kernel with 128 x 192 tiles: each
 // stage is one 128-wide block of K, computed on the tensor cores from zero
@@ -342,10 +345,18 @@ __global__ void __launch_bounds__(THREADS, 1)
             const bool starts_mid_block = n0 % 128 != 0;  // odd tile columns: n0 = 192 t
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+            // The scales of the next k-block are loaded while this one's products
+            // run: a load from L2 takes about as long as they do, and a promotion
+            // that waits for its scales keeps the tensor pipe idle.
+            float r0_next = __ldg(sa0), r1_next = __ldg(sa1);
+            float first_next = __ldg(sb_first), second_next = __ldg(sb_second);
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
-                const float r0 = __ldg(sa0 + (size_t)kb * M), r1 = __ldg(sa1 + (size_t)kb * M);
-                const float first = __ldg(sb_first + kb), second = __ldg(sb_second + kb);
+                const float r0 = r0_next, r1 = r1_next, first = first_next, second = second_next;
+                if (kb + 1 < kblocks) {
+                    r0_next = __ldg(sa0 + (size_t)(kb + 1) * M), r1_next = __ldg(sa1 + (size_t)(kb + 1) * M);
+                    first_next = __ldg(sb_first + kb + 1), second_next = __ldg(sb_second + kb + 1);
+                }
                 mbar_wait(&full[s], (it / STAGES) & 1);
                 const unsigned char* a = as + s * A_BYTES + c * 64 * BK;
                 const unsigned char* b = bs + s * B_BYTES;
