@@ -119,6 +119,12 @@ $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 	@mkdir -p $(B)
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcublas 2>$(B)/mma-ladder.ptxas
 
+# The measured ladder behind ex45's reference (chapter 11): ex45's kernel and
+# the next rung against cuBLASLt's block-scaled FP8 GEMM. make build/fp8-ladder && build/fp8-ladder.
+$(B)/fp8-ladder: tools/fp8-ladder.cu solutions/ex45_fp8_blockscaled.cu
+	@mkdir -p $(B)
+	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcuda -lcublasLt 2>$(B)/fp8-ladder.ptxas
+
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
 asan:
 	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
