@@ -1,12 +1,14 @@
 // ex45 fp8_blockscaled: an FP8 GEMM with DeepSeek-V3's block scales
 //
 // What this exercise teaches
-//   How an FP8 GEMM keeps its precision: the tensor cores add the products
-//   of 8-bit floats in less than float32's precision, and the scales change
-//   every 128 of K, so a kernel cannot let them sum all of K. It computes
-//   each 128-wide block of K on the tensor cores from zero, then adds that
-//   partial sum into float32 accumulators on the CUDA cores, scaled by the
-//   block's scales: the promotion.
+//   How an FP8 GEMM keeps its precision and its speed. The tensor cores add
+//   the products of 8-bit floats in less than float32's precision, and the
+//   scales change every 128 of K, so a kernel cannot let them sum all of K:
+//   it computes each 128-wide block of K on the tensor cores from zero into
+//   a partial sum, then adds that into float32 accumulators on the CUDA
+//   cores, scaled by the block's scales: the promotion. Done in turn, the
+//   tensor cores wait for every promotion; with two partial sums, block
+//   kb + 1's products run while block kb is promoted.
 //
 // The problem (kind gemm_fp8_blockscaled)
 //   C[m][n] = sum over k-blocks kb of sa[kb][m] * sb[n/128][kb] * (sum over
@@ -15,23 +17,23 @@
 //   (sb[nb * K/128 + kb]); C M x N float. K is a multiple of 128.
 //
 // What is given
-//   ex33's persistent, warp-specialized kernel, with 128 x 192 tiles and
-//   one stage per 128-wide block of K: the e4m3 tensor maps (boxes of 128
-//   bytes of K), the descriptors (make_desc), the wgmma m64n192k32 e4m3,
-//   the producer and the ring of stages (each consumer waits for a stage's
-//   full barrier and releases it on empty), the tile walk and the store of
-//   a tile.
+//   ex33's persistent, warp-specialized kernel, with 128 x 128 tiles (one
+//   block of B's scales each) and one stage per 128-wide block of K: the
+//   e4m3 tensor maps (boxes of 128 bytes of K), the descriptors
+//   (make_desc), the wgmma m64n128k32 e4m3, the producer and the ring of
+//   stages, the tile walk and the store of a tile.
 //
-// What to write: the consumers' k-block loop
-//   1. Per tile: where the thread's scales are (sa for its two rows, sb for
-//      the two 128-column blocks of B that the tile's 192 columns span).
-//   2. Per k-block: its scales; its product into `part`, from zero, on the
-//      tensor cores (K = 32 per wgmma), waited for before the stage is
-//      released; then the promotion (`promote`, yours too): `part` added
-//      into `d`, each element scaled by its row's scale and its column's
-//      block scale.
-//   As shipped the consumers only free the stages and store zeros: a
-//   wrong answer.
+// What to write: the consumers
+//   1. `issue`: a k-block's product into a partial sum, from zero, once its
+//      stage has landed (four wgmma of K = 32, fenced and committed).
+//   2. Per tile: where the thread's scales are (sa for its two rows, sb for
+//      the tile's block of B).
+//   3. The tile's k-blocks with two partial sums: block kb + 1 issued
+//      before block kb is waited for (wgmma_wait<1>), kb's stage released,
+//      and kb promoted: each element of its partial sum added into `d`,
+//      scaled by its row's scale and the block's scale of B.
+//   As shipped the consumers only take each stage and give it back, and
+//   store zeros: a wrong answer.
 //
 // How it is graded
 //   gpucourse grade ex45
@@ -39,10 +41,11 @@
 //   1024, every element within its bound (2^-12 of its magnitude per block,
 //   twice). Timed against the reference and cuBLASLt's block-scaled FP8
 //   GEMM at 4096^3, 8192^3 and 5000 x 3000 x 4096 (CUDA 12.9 or later:
-//   with an older toolkit ex45 cannot be graded, a setup error). Your
-//   machine code must contain QGMMA (FP8 wgmma) and UTMALDG, and the GPU's
-//   counters must show the products as e4m3 on the tensor cores: the
-//   tensor pipe busy at least 1e-4 cycles per FLOP, and at most 0.05 of
+//   with an older toolkit ex45 cannot be graded, a setup error): one
+//   partial sum, each block waited for before the next is issued, is too
+//   slow. Your machine code must contain QGMMA (FP8 wgmma) and UTMALDG, and
+//   the GPU's counters must show the products as e4m3 on the tensor cores:
+//   the tensor pipe busy at least 1e-4 cycles per FLOP, and at most 0.05 of
 //   the FLOPs on the 16-bit or TF32 paths (operands widened to BF16 do not
 //   pass), and at least 0.9 of the bytes loaded coming through TMA.
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
@@ -191,22 +194,20 @@ static CUtensorMap e4m3_map(const void* base, int rows, int cols, int box_rows)
     return map;
 }
 
-// D (64 x 192, f32, 96 per thread) = A (64 x 32) * B (32 x 192) + (accumulate ? D : 0),
+// D (64 x 128, f32, 64 per thread) = A (64 x 32) * B (32 x 128) + (accumulate ? D : 0),
 // e4m3 operands read from shared memory through their descriptors, both
 // K-major (the only layout wgmma takes for 8-bit types).
-__device__ __forceinline__ void wgmma_m64n192k32_e4m3(float (&d)[96], uint64_t desc_a, uint64_t desc_b, int accumulate)
+__device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate)
 {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 "
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "
         "{"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
-        "}, %96, %97, p, 1, 1;\n}"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1;\n}"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -214,11 +215,7 @@ __device__ __forceinline__ void wgmma_m64n192k32_e4m3(float (&d)[96], uint64_t d
           "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
@@ -226,11 +223,11 @@ __device__ __forceinline__ void wgmma_m64n192k32_e4m3(float (&d)[96], uint64_t d
 
 namespace {
 
-constexpr int BM = 128, BN = 192, BK = 128;  // the tile of C, and K per stage: one block of the scales
-constexpr int STAGES = 5;                    // 5 x 40 KB of ring
+constexpr int BM = 128, BN = 128, BK = 128;  // the tile of C, and K per stage: one block of the scales
+constexpr int STAGES = 6;                    // 6 x 32 KB of ring
 constexpr int CONSUMERS = 2;                 // warpgroups, 64 rows of the tile each
 constexpr int THREADS = 128 * (1 + CONSUMERS);
-constexpr int GROUP_M = 16;                  // tile rows walked before moving right (L2 reuse)
+constexpr int GROUP_M = 8;                   // tile rows walked before moving right (L2 reuse)
 constexpr uint32_t A_BYTES = BM * BK, B_BYTES = BN * BK, STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr size_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * STAGES * sizeof(uint64_t);  // 1024: alignment
 constexpr uint32_t LBO = 16, SBO = 1024, SWIZZLE_128B = 1;
@@ -280,26 +277,11 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
         }
 }
 
-// The promotion of one k-block: d += part, each element scaled by its
-// row's scale (r0 for the thread's first row, r1 for row + 8: bit 1 of i)
-// times the scale of its 128-column block of B. A tile of 192 columns
-// spans two blocks: its columns 8j.. (elements 4j..4j+3) are in the first
-// for j < J, in the second after. J is a constant (16 where the tile starts
-// a block, 8 where it starts in the middle of one), so each element's
-// scale is chosen when compiling.
-template <int J>
-__device__ __forceinline__ void promote(float (&d)[BN / 2], const float (&part)[BN / 2], float r0, float r1,
-                                        float first, float second)
-{
-    // TODO: yours (the lesson, "The tile, and its two blocks of B").
-    (void)d, (void)part, (void)r0, (void)r1, (void)first, (void)second;
-}
-
 // One persistent block per SM walks tiles as in ex33. Each stage is one
-// 128-wide block of K, the block of the scales: the consumers compute its
-// partial products into `part` (four wgmma of K = 32, from zero), wait for
-// them, and add them into `d` scaled by sa of the row and sb of the
-// 128-column block: the promotion, on the CUDA cores, in float.
+// 128-wide block of K, the block of the scales: the consumers compute it
+// into a partial sum (four wgmma of K = 32, from zero), and once it is
+// waited for, add it into `d` scaled by sa of the row and sb of the tile's
+// block of B: the promotion, on the CUDA cores, in float.
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_fp8(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
              const float* __restrict__ sa, const float* __restrict__ sb, float* __restrict__ C, int M, int N, int K)
@@ -342,34 +324,36 @@ __global__ void __launch_bounds__(THREADS, 1)
         setmaxnreg_inc<232>();
         const int c = threadIdx.x / 128 - 1;
         const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-        float d[BN / 2], part[BN / 2];
-        uint32_t it = 0;
+        float d[BN / 2], pa[BN / 2], pb[BN / 2];  // the accumulators, and the two partial sums
+        uint32_t it = 0;                          // the ring's count of this warpgroup's k-blocks released
+        // TODO: a lambda issue(p, at): k-block `at`'s product into the partial sum p, from zero,
+        //       once its stage has landed: wait for full[s] (s = at % STAGES, parity
+        //       (at / STAGES) & 1), then wgmma_m64n128k32_e4m3 over the stage's 128 of K, one
+        //       K = 32 slice at a time (make_desc takes each slice's address; the first slice
+        //       from zero), fenced before and committed after as in ex33. This warpgroup's 64 rows
+        //       of A start at as + s * A_BYTES + c * 64 * BK, the tile's 128 rows of B at
+        //       bs + s * B_BYTES.
         for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             int m0, n0;
             tile_at(tile, tiles_m, tiles_n, m0, n0);
             // TODO: where this thread's scales are: its rows are m0 + 64 * c + 16 * warp + lane / 4
-            //       and that + 8 (sa is M-major, and rows past M must not be read), and the tile's
-            //       192 columns from n0 span two 128-column blocks of B's scales (the second may be
-            //       past N's last block). Then d from zero.
-            (void)warp, (void)lane, (void)sa, (void)sb;
+            //       and that + 8 (sa is M-major, and rows past M must not be read); the tile's 128
+            //       columns are one block of B's scales, sb's row n0 / 128.
+            (void)warp, (void)lane, (void)sa, (void)sb, (void)pa, (void)pb;
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+            // TODO: the tile's k-blocks with two partial sums (the lesson, "Two partial sums"):
+            //       block kb + 1 issued into one before block kb, in the other, is waited for
+            //       (wgmma_wait<1>); then kb's stage back to the producer (one arrival on
+            //       empty[s] per warpgroup) and kb's promotion: d[i] += p[i] * the row's scale *
+            //       the block's scale of B (bit 1 of i: the thread's second row). The last block
+            //       is waited for with wgmma_wait<0>. A block's scales loaded when it is issued
+            //       arrive while its products run. As shipped, this loop only takes each stage
+            //       and gives it back.
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
-                // TODO: this k-block's four scales. A load from L2 takes about as long as the
-                //       k-block's products: loaded here, before the wait, they arrive while the
-                //       stage does; loaded one k-block ahead (kept in registers for the next
-                //       turn), they arrive while this block's products run (the lesson, "FP8").
-                mbar_wait(&full[s], (it / STAGES) & 1);  // given: the stage's A and B have landed
-                // TODO: the k-block's product into `part`, from zero: wgmma_m64n192k32_e4m3 over
-                //       the stage's 128 of K (make_desc takes the address of each K = 32 slice),
-                //       fenced, committed and waited for as in ex33, before reading `part`. This
-                //       warpgroup's 64 rows of A start at as + s * A_BYTES + c * 64 * BK, the
-                //       stage's 192 rows of B at bs + s * B_BYTES.
-                (void)part;
-                if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);  // given: the stage back to the producer,
-                                                                     // once your wgmma have read it
-                // TODO: the promotion of `part` into `d`.
+                mbar_wait(&full[s], (it / STAGES) & 1);
+                if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);
             }
             store_tile(d, C, M, N, m0 + 64 * c, n0);
         }
@@ -385,7 +369,7 @@ extern "C" void solve(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, const floa
     const CUtensorMap a_map = e4m3_map(A, M, K, BM);
     const CUtensorMap b_map = e4m3_map(B, N, K, BN);
     static int sms = 0;
-    if (!sms) {  // 201 KiB of dynamic shared memory (SMEM_BYTES) needs the opt-in
+    if (!sms) {  // 193 KiB of dynamic shared memory (SMEM_BYTES) needs the opt-in
         cudaFuncSetAttribute(gemm_fp8, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
         int device = 0;
         cudaGetDevice(&device);

@@ -28,7 +28,7 @@ build() {  # build NAME LIBS: the ladder's program, ptxas's report in $T/NAME.pt
 }
 clean_ptxas() {
     if grep -E "C7514|C7510|[1-9][0-9]* bytes spill" "$T/fp8-ladder.ptxas"; then return 1; fi
-    grep -q "two_parts" "$T/fp8-ladder.ptxas" || { echo "no ptxas report for two_parts::gemm"; return 1; }
+    grep -q "gemm_fp8" "$T/fp8-ladder.ptxas" || { echo "no ptxas report for the reference's gemm_fp8"; return 1; }
 }
 desc="tools/mma-ladder.cu builds with ex25's reference" check build mma-ladder -lcublas
 desc="tools/fp8-ladder.cu builds with ex45's reference" check build fp8-ladder "-lcuda -lcublasLt"
