@@ -77,9 +77,26 @@ void kernel_name(const char *mangled, char *buf, size_t size) {
     if (len < sizeof out) snprintf(buf, size, "%s", out);
 }
 
+/* ptxas's "(C75..) Potential Performance Loss: wgmma.mma_async instructions are
+ * serialized due to ... in the function 'NAME'": the code into code, NAME made
+ * readable into name. It comes before that function's "Compiling entry
+ * function" line, so it is matched by name once all are read. */
+static bool serialized_line(const char *info, char code[8], char *name, size_t nsize) {
+    const char *c = strstr(info, "(C75"), *f = strstr(info, "in the function '");
+    if (!c || !f || !strstr(info, "wgmma") || !strstr(info, "serialized")) return false;
+    char mangled[256];
+    if (sscanf(c, "(%7[A-Z0-9])", code) != 1 || sscanf(f, "in the function '%255[^']'", mangled) != 1) return false;
+    kernel_name(mangled, name, nsize);
+    return true;
+}
+
 int kernels_parse(const char *log, KernelInfo *out, int max) {
     int n = 0;
     KernelInfo *cur = NULL;
+    struct {
+        char code[8], name[96];
+    } serialized[MAX_KERNELS];
+    int nserialized = 0;
     for (const char *line = log; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -87,7 +104,11 @@ int kernels_parse(const char *log, KernelInfo *out, int max) {
         snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text ? len : sizeof text - 1), line);
         const char *info = strstr(text, "ptxas info    : ");
         char name[256];
-        if (info && sscanf(info, "ptxas info    : Compiling entry function '%255[^']'", name) == 1) {
+        if (info && nserialized < MAX_KERNELS &&
+            serialized_line(info, serialized[nserialized].code, serialized[nserialized].name,
+                            sizeof serialized[nserialized].name)) {
+            nserialized++;
+        } else if (info && sscanf(info, "ptxas info    : Compiling entry function '%255[^']'", name) == 1) {
             cur = n < max ? &out[n++] : NULL;
             if (cur) {
                 memset(cur, 0, sizeof *cur);
@@ -108,6 +129,10 @@ int kernels_parse(const char *log, KernelInfo *out, int max) {
         }
         line = end ? end + 1 : NULL;
     }
+    for (int i = 0; i < nserialized; i++)
+        for (int k = 0; k < n; k++)
+            if (!out[k].serialized[0] && !strcmp(out[k].name, serialized[i].name))
+                snprintf(out[k].serialized, sizeof out[k].serialized, "%.7s", serialized[i].code);
     return n;
 }
 
@@ -137,5 +162,8 @@ void kernel_text(const KernelInfo *k, char *buf, size_t size) {
         snprintf(spills, sizeof spills, "SPILLS %ld B stored, %ld B loaded", k->spill_stores, k->spill_loads);
     char stack[32] = "";
     if (k->stack) snprintf(stack, sizeof stack, ", %ld B stack", k->stack);
-    snprintf(buf, size, "%s: %d registers, %ld B shared, %s%s", k->name, k->registers, k->shared, spills, stack);
+    char serialized[48] = "";
+    if (k->serialized[0]) snprintf(serialized, sizeof serialized, ", WGMMA SERIALIZED (ptxas %s)", k->serialized);
+    snprintf(buf, size, "%s: %d registers, %ld B shared, %s%s%s", k->name, k->registers, k->shared, spills, stack,
+             serialized);
 }

@@ -12,6 +12,8 @@ typedef struct {
     char name[96];        /* readable: "sgemm_smem", "ns::tile<128>" */
     int registers, barriers;
     long stack, spill_stores, spill_loads, shared; /* bytes; shared: static __shared__ only */
+    char serialized[8]; /* "C7514": ptxas made this kernel's wgmma wait for one another (it says so
+                           as an info line, which the log shown leaves out); "" when it did not */
 } KernelInfo;
 
 enum { MAX_KERNELS = 16 };
@@ -23,7 +25,8 @@ int kernels_parse(const char *log, KernelInfo *out, int max);
 /* nvcc's output without ptxas's info lines (warnings and errors stay), malloc'd. */
 char *kernels_strip_log(const char *log);
 
-/* "sgemm_smem: 40 registers, 8192 B shared, no spills" */
+/* "sgemm_smem: 40 registers, 8192 B shared, no spills" (and ", WGMMA SERIALIZED (ptxas
+ * C7514)" where ptxas serialized the kernel's wgmma) */
 void kernel_text(const KernelInfo *k, char *buf, size_t size);
 
 /* A mangled C++ name made readable enough for a card ("_ZN2ns5spillEPfi" ->

@@ -332,8 +332,11 @@ static void json_kernels(FILE *out, const KernelInfo *ks, int n) {
         fprintf(out, "%s{\"name\": ", i ? ", " : "");
         json_string(out, k->name);
         fprintf(out, ", \"registers\": %d, \"shared_bytes\": %ld, \"stack_bytes\": %ld, \"spill_store_bytes\": %ld, "
-                     "\"spill_load_bytes\": %ld}",
+                     "\"spill_load_bytes\": %ld, \"wgmma_serialized\": ",
                 k->registers, k->shared, k->stack, k->spill_stores, k->spill_loads);
+        if (k->serialized[0]) json_string(out, k->serialized);
+        else fputs("null", out);
+        fputc('}', out);
     }
     fputc(']', out);
 }
