@@ -74,6 +74,9 @@ course/11-past-cublas/chapter.yaml|So every block works on the same part of its|
 course/11-past-cublas/lesson.md|with tiles in the same row of A are at the same part|a cut tile's parts run at once on neighbouring blocks
 exercises/ex45_fp8_blockscaled.cu|201 KiB|ex45's SMEM_BYTES is 193 KiB since its 128 x 128 tile
 solutions/ex45_fp8_blockscaled.cu|201 KiB|ex45's SMEM_BYTES is 193 KiB since its 128 x 128 tile
+README.md|0.75-0.85 of cuBLASLt|ex45's two partial sums: 0.87-0.90 of cuBLASLt (H200, three runs)
+course/11-past-cublas/lesson.md|ex45's makes 0.77-0.88|ex45's two partial sums: 0.87-0.90 of cuBLASLt
+course/11-past-cublas/chapter.yaml|wgmma_m64n192k32_e4m3|ex45's tile is 128 x 128 (m64n128k32) since its two partial sums
 course/11-past-cublas/lesson.md|463 TFLOP/s|benchmarks: 464 (a standalone-driver best)
 course/11-past-cublas/lesson.md|(681 and 753 against|benchmarks: 682 / 753 without multicast
 course/11-past-cublas/chapter.yaml|reach about 0.8 of the reference|0.83 of the reference (benchmarks)
