@@ -303,6 +303,7 @@ static const struct {
     {"registers", "registers per thread (the most of any kernel)", {NULL}},
     {"spill_bytes", "bytes spilled per thread (stores and loads)", {NULL}},
     {"shared_bytes", "static shared memory per block (bytes)", {NULL}},
+    {"wgmma_serialized", "kernels whose wgmma ptxas serialized (C7514)", {NULL}},
 };
 
 static int measure_index(const char *m) {
@@ -322,7 +323,8 @@ static bool percent(const char *m) {
 
 void diagnose_measure_value(const char *measure, double v, char *buf, size_t size) {
     if (percent(measure)) snprintf(buf, size, "%.0f%%", v);
-    else if (!strcmp(measure, "registers") || !strcmp(measure, "spill_bytes") || !strcmp(measure, "shared_bytes"))
+    else if (!strcmp(measure, "registers") || !strcmp(measure, "spill_bytes") || !strcmp(measure, "shared_bytes") ||
+             !strcmp(measure, "wgmma_serialized"))
         snprintf(buf, size, "%.0f", v);
     else if (v != 0 && fabs(v) < 0.01) snprintf(buf, size, "%.1e", v);
     else snprintf(buf, size, "%.2f", v);
@@ -357,6 +359,7 @@ bool diagnose_measure(const char *measure, const Counters *c, const KernelInfo *
         for (int i = 0; i < nk; i++) {
             if (!strcmp(measure, "registers")) v = fmax(v, k[i].registers);
             else if (!strcmp(measure, "shared_bytes")) v = fmax(v, (double)k[i].shared);
+            else if (!strcmp(measure, "wgmma_serialized")) v += k[i].serialized[0] != '\0';
             else v += (double)(k[i].spill_stores + k[i].spill_loads);
         }
         *value = v;

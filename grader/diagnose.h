@@ -31,7 +31,7 @@ typedef struct {
     int repeats;          /* the same report seen this many times in all */
 } Finding;
 
-enum { MAX_FINDINGS = 4, MAX_TOOLS = 4, MAX_MEASURE_ROWS = 12, MAX_HINTS = 8 };
+enum { MAX_FINDINGS = 4, MAX_TOOLS = 4, MAX_MEASURE_ROWS = 16, MAX_HINTS = 8 };
 
 /* One sanitizer run. */
 typedef struct {

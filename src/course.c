@@ -523,7 +523,7 @@ const char *const course_findings[] = {"out_of_bounds", "misaligned", "race", "b
                                        "launch_error", "tile_pattern", "tail", NULL};
 const char *const course_measures[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
                                        "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
-                                       "tma_load_share", "registers", "spill_bytes", "shared_bytes", NULL};
+                                       "tma_load_share", "registers", "spill_bytes", "shared_bytes", "wgmma_serialized", NULL};
 
 static const char *in_list(const char *const *list, const char *s) {
     for (; s && *list; list++)

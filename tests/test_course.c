@@ -320,7 +320,8 @@ static void test_diagnose_entries(void **state) {
     expect_problem(from, bad,
                    "course/01-one/chapter.yaml:29:18: unknown measure 'sectors' (known: sectors_per_request, "
                    "store_sectors_per_request, bank_conflicts, occupancy, dram_bytes, local_bytes, issue_active, "
-                   "tensor_active, tma_load_share, registers, spill_bytes, shared_bytes) (in exercise 'ex02')");
+                   "tensor_active, tma_load_share, registers, spill_bytes, shared_bytes, wgmma_serialized) (in exercise "
+                   "'ex02')");
     free(bad);
     bad = xprintf(entry, "measure: occupancy", "One");
     expect_problem(from, bad,

@@ -1622,6 +1622,12 @@ static void test_kernel_figures(void **state) {
     assert_string_equal(k[0].serialized, "C7514");
     kernel_text(&k[0], text, sizeof text);
     assert_string_equal(text, "gemm_fp8: 168 registers, 0 B shared, no spills, WGMMA SERIALIZED (ptxas C7514)");
+    double serialized = -1; /* why's measure: how many kernels were serialized */
+    assert_true(diagnose_measure("wgmma_serialized", NULL, k, 1, &serialized));
+    assert_true(serialized == 1);
+    k[0].serialized[0] = '\0';
+    assert_true(diagnose_measure("wgmma_serialized", NULL, k, 1, &serialized));
+    assert_true(serialized == 0);
     free(log);
     kernel_name("_ZN48_GLOBAL__N__d8389f5a_18_ex01_vector_add_cu_solve17vector_add_kernelEPKfS1_Pfi", text, sizeof text);
     assert_string_equal(text, "vector_add_kernel");
@@ -2370,7 +2376,8 @@ static void test_counter_table_80(void **state) {
     (void)state;
     static const char *const all[] = {"sectors_per_request", "store_sectors_per_request", "bank_conflicts",
                                       "occupancy", "dram_bytes", "local_bytes", "issue_active", "tensor_active",
-                                      "tma_load_share", "registers", "spill_bytes", "shared_bytes"};
+                                      "tma_load_share", "registers", "spill_bytes", "shared_bytes",
+                                      "wgmma_serialized"};
     Exercise e = exercise();
     Diagnosis d = {.kind = DIAG_COUNTERS, .nrows = (int)(sizeof all / sizeof all[0])};
     snprintf(d.size, sizeof d.size, "4096x4096x4096");
