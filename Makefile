@@ -119,8 +119,9 @@ $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 	@mkdir -p $(B)
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcublas 2>$(B)/mma-ladder.ptxas
 
-# The measured ladder behind ex45's reference (chapter 11): ex45's kernel and
-# the next rung against cuBLASLt's block-scaled FP8 GEMM. make build/fp8-ladder && build/fp8-ladder.
+# The measured rung behind ex45's reference (chapter 11): its two partial sums
+# and the same kernel with one, against cuBLASLt's block-scaled FP8 GEMM.
+# make build/fp8-ladder && build/fp8-ladder (a GPU benchmark, not a test).
 $(B)/fp8-ladder: tools/fp8-ladder.cu solutions/ex45_fp8_blockscaled.cu
 	@mkdir -p $(B)
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcuda -lcublasLt 2>$(B)/fp8-ladder.ptxas
