@@ -24,13 +24,13 @@
 // scales loaded a k-block ahead 0.78 / 0.87 / 0.88; 128 x 128 with one
 // partial sum 0.74 / 0.65 / 0.73; with two (this) 0.90 / 0.88 / 0.88. Two
 // partial sums do not fit at 128 x 192: d and two sums would be 288 floats
-// a thread. ptxas serializes the wgmma (warning C7514) if an issue sits
-// under a condition in the loop, so the loop is peeled: its body issues
-// unconditionally, and the tile's last one or two blocks come after it.
-// Through the grader (`gpucourse bench --chapter 11`, H200): 976, 1118 and
-// 885 TFLOP/s, 0.90, 0.87 and 0.89 of cuBLASLt. Its error against float64
-// is cuBLASLt's: the two agree to the bit (the same promotion every 128 of
-// K), tails included. Its wgmma is QGMMA in the machine code.
+// a thread. With the next block's issue under a condition in the loop,
+// ptxas serialized the wgmma (C7514) and inserted a wait (C7517), so the
+// loop is peeled: its body issues unconditionally, and the tile's last one
+// or two blocks come after it. Through the grader (`gpucourse bench
+// --chapter 11`, H200): 976, 1118 and 885 TFLOP/s, 0.90, 0.87 and 0.89 of
+// cuBLASLt. At those sizes its C and cuBLASLt's agree to the bit (the same
+// promotion every 128 of K). Its wgmma is QGMMA in the machine code.
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
