@@ -57,6 +57,19 @@ t_no_cuobjdump() { no_mma && code_is 77 env XDG_CACHE_HOME="$T/cache2" PATH="$(d
 if [ -x "$TOOLKIT_CUOBJDUMP" ]; then n=$((n + 1)); echo "ok $n - # SKIP no cuobjdump: the toolkit has one ($TOOLKIT_CUOBJDUMP)"
 else check "no GPU and no cuobjdump: the machine code is said not checked, never passed; still skipped (77)" t_no_cuobjdump; fi
 
+# ptxas's word on a kernel's wgmma, read from the compile alone (ex45): the next block's issue under
+# a condition makes ptxas insert a wait (C7517: requirement not met, exit 5) and serialize the
+# wgmma (C7514: the kernels line says so, and the JSON); the reference has neither. The real nvcc's
+# wording, so that a toolkit that words it otherwise fails here, not only tests/data's record.
+E45=$T/ws/exercises/ex45_fp8_blockscaled.cu
+t_serialized() { sh tests/fixture_source.sh tests/gpu/ex45_two_sums_serialized.patch "$E45" &&
+    code_is 5 "$GC" grade ex45 && has "WGMMA SERIALIZED" && has_text "gemm_fp8: 168 registers, 0 B shared, no spills, WGMMA SERIALIZED (ptxas C7514)" &&
+    has_text "^FAIL ex45: requirement not met: the compiler had to insert a wgmma wait" && has_text "(ptxas (C7517), in the compiler output)" &&
+    code_is 5 "$GC" grade ex45 --format json && json "r['kernels'][0]['wgmma_serialized'] == 'C7514'" &&
+    cp solutions/ex45_fp8_blockscaled.cu "$E45" && code_is 77 "$GC" grade ex45 && ! grep -q "SERIALIZED" "$T/got" &&
+    code_is 77 "$GC" grade ex45 --format json && json "r['kernels'][0]['wgmma_serialized'] is None"; }
+check "no GPU: ex45's issue under a condition: ptxas's C7517 is requirement not met (5), its C7514 on the kernels line; the reference has neither" t_serialized
+
 t_skips_not_attempts() { code_is 77 "$GC" grade ex01 && code_is 77 "$GC" grade ex01 && [ -z "$(progress_of ex01)" ] &&
     code_is 0 "$GC" progress && has_text "ex01  vector_add  *not started"; }
 check "skipped grades (no GPU) are no attempts: nothing recorded, ex01 still not started" t_skips_not_attempts
