@@ -122,9 +122,15 @@ $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 # The measured rung behind ex45's reference (chapter 11): its two partial sums
 # and the same kernel with one, against cuBLASLt's block-scaled FP8 GEMM.
 # make build/fp8-ladder && build/fp8-ladder (a GPU benchmark, not a test).
-$(B)/fp8-ladder: tools/fp8-ladder.cu solutions/ex45_fp8_blockscaled.cu
+# The one-sum kernel is the fixture tests/gpu/ex45_one_partial_sum.patch applied; the calls and
+# cuBLASLt are the harness kind's (-Iharness).
+$(B)/ex45_one_partial_sum.cu: tests/gpu/ex45_one_partial_sum.patch solutions/ex45_fp8_blockscaled.cu
 	@mkdir -p $(B)
-	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcuda -lcublasLt 2>$(B)/fp8-ladder.ptxas
+	tests/fixture_source.sh $< $@
+$(B)/fp8-ladder: tools/fp8-ladder.cu solutions/ex45_fp8_blockscaled.cu $(B)/ex45_one_partial_sum.cu harness/kinds/gemm_fp8_blockscaled.cu
+	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
+	    -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' -Xptxas -v -o $@ $< \
+	    -lcuda -lcublasLt -lcublas 2>$(B)/fp8-ladder.ptxas
 
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
 asan:
