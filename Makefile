@@ -42,7 +42,7 @@ CLI_SRCS := cli/main.c cli/options.c cli/session.c cli/gradings.c \
             cli/list.c cli/show.c cli/lesson.c cli/hint.c cli/solution.c cli/reset.c cli/progress.c cli/grade.c \
             cli/check_course.c cli/calibrate.c cli/bench.c cli/doctor.c cli/new.c cli/class.c cli/app.c
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
-TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_evidence test_gpulock test_phases test_proc test_tui test_sandbox test_libscan test_rules
+TESTS := test_course test_calibrate test_scaffold test_progress test_grader test_kernels test_evidence test_gpulock test_phases test_proc test_tui test_sandbox test_libscan test_rules
 TEST_BINS := $(TESTS:%=$(B)/tests/%)
 
 all: $(B)/gpucourse

@@ -1589,62 +1589,6 @@ static void test_sanitizer_logs(void **state) {
     assert_int_equal(f[0].line, 0);
 }
 
-/* ptxas's figures (nvcc --resource-usage) per kernel, and the log without them. */
-static void test_kernel_figures(void **state) {
-    (void)state;
-    char *log = read_file("tests/data/ptxas_resources.txt", NULL);
-    KernelInfo k[MAX_KERNELS];
-    assert_int_equal(kernels_parse(log, k, MAX_KERNELS), 2);
-    assert_string_equal(k[0].name, "ns::spill");
-    assert_int_equal(k[0].registers, 32);
-    assert_int_equal(k[0].stack, 256);
-    assert_int_equal(k[0].spill_stores, 8);
-    assert_int_equal(k[0].spill_loads, 12);
-    assert_string_equal(k[1].name, "tk<128>");
-    assert_int_equal(k[1].shared, 512);
-    assert_int_equal(k[1].barriers, 1);
-    char text[256];
-    kernel_text(&k[0], text, sizeof text);
-    assert_string_equal(text, "ns::spill: 32 registers, 0 B shared, SPILLS 8 B stored, 12 B loaded, 256 B stack");
-    kernel_text(&k[1], text, sizeof text);
-    assert_string_equal(text, "tk<128>: 10 registers, 512 B shared, no spills");
-    char *shown = kernels_strip_log(log);
-    assert_string_equal(shown, "ex38.cu(12): warning #177-D: variable \"unused\" was declared but never referenced\n");
-    free(shown);
-    free(log);
-    assert_string_equal(k[0].serialized, ""); /* no wgmma here */
-    /* ptxas serialized a kernel's wgmma (ex45 with the next block's issue
-     * under a condition, nvcc 13.0): an info line before the function's
-     * own, which the log shown leaves out, so the card says it */
-    log = read_file("tests/data/ptxas_serialized.txt", NULL);
-    assert_int_equal(kernels_parse(log, k, MAX_KERNELS), 1);
-    assert_string_equal(k[0].name, "gemm_fp8");
-    assert_string_equal(k[0].serialized, "C7514");
-    kernel_text(&k[0], text, sizeof text);
-    assert_string_equal(text, "gemm_fp8: 168 registers, 0 B shared, no spills, WGMMA SERIALIZED (ptxas C7514)");
-    double serialized = -1; /* why's measure: how many kernels were serialized */
-    assert_true(diagnose_measure("wgmma_serialized", NULL, k, 1, &serialized));
-    assert_true(serialized == 1);
-    k[0].serialized[0] = '\0';
-    assert_true(diagnose_measure("wgmma_serialized", NULL, k, 1, &serialized));
-    assert_true(serialized == 0);
-    free(log);
-    /* damaged lines (a student's file can print text into nvcc's output): read as nothing */
-    const char *damaged = "ptxas info    : (C7514) wgmma serialized in the function '\n"
-                          "ptxas info    : (C75\n"
-                          "ptxas info    : (C7514) wgmma serialized in the function '_Z1fv'\n"
-                          "ptxas info    : Compiling entry function '_Z1gv' for 'sm_90a'\n";
-    assert_int_equal(kernels_parse(damaged, k, MAX_KERNELS), 1);
-    assert_string_equal(k[0].name, "g");
-    assert_string_equal(k[0].serialized, ""); /* f's line names no kernel that was compiled */
-    kernel_name("_ZN48_GLOBAL__N__d8389f5a_18_ex01_vector_add_cu_solve17vector_add_kernelEPKfS1_Pfi", text, sizeof text);
-    assert_string_equal(text, "vector_add_kernel");
-    kernel_name("_Z4gemmILi64ELin2EEvv", text, sizeof text);
-    assert_string_equal(text, "gemm<64, -2>");
-    kernel_name("_Z9", text, sizeof text); /* cut short: as given */
-    assert_string_equal(text, "_Z9");
-}
-
 /* The picture of where the output is wrong: read from the judge's lines
  * (the first map only), drawn in the report and the JSON. */
 static void test_wrong_map(void **state) {
@@ -2440,7 +2384,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_compiler_repairs), cmocka_unit_test(test_profiling_admin_only), cmocka_unit_test(test_gemm_element_bound),
         cmocka_unit_test(test_sass_matching),
         cmocka_unit_test(test_sass_decisions), cmocka_unit_test(test_static_checks_without_gpu), cmocka_unit_test(test_repairs_in_the_whole_stream),
-        cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_kernel_figures), cmocka_unit_test(test_wrong_map),
+        cmocka_unit_test(test_sanitizer_logs), cmocka_unit_test(test_wrong_map),
         cmocka_unit_test(test_sanitizer_size), cmocka_unit_test(test_diagnosis_hints), cmocka_unit_test(test_picture), cmocka_unit_test(test_result_pack), cmocka_unit_test(test_trace), cmocka_unit_test(test_libcache), cmocka_unit_test(test_digest), cmocka_unit_test(test_build_record_checks_output), cmocka_unit_test(test_build_key_sees_judge_parts),
         cmocka_unit_test(test_sass_cluster_barriers_in_place), cmocka_unit_test(test_sass_around),
         cmocka_unit_test(test_repairs_past_the_log),
