@@ -4,7 +4,8 @@
 // (two consumer warpgroups, each wgmma.m64n256k16 with 128 accumulators),
 // the register file split by role with setmaxnreg, one persistent block per
 // SM taking tiles in groups of 16 tile rows for L2 reuse, and one stage's
-// wgmmas kept running while the next is issued.
+// wgmmas kept running while the next is issued. The tile is 232 columns wide
+// where that takes as many rounds of tiles as 256 would (pick_width).
 //
 // Measured on the H100: see docs/benchmarks.md (chapter 9).
 #include <cuda.h>          // the driver API: CUtensorMap, cuTensorMapEncodeTiled (linked with -lcuda)
@@ -188,17 +189,69 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
+// The same with 232 columns (116 per thread), for the narrow tile.
+__device__ __forceinline__ void wgmma_m64n232k16(float (&d)[116], uint64_t desc_a, uint64_t desc_b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %118, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n232k16.f32.bf16.bf16 "
+        "{"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115"
+        "}, %116, %117, p, 1, 1, 0, 0;\n}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+// One wgmma k-step of a tile BN columns wide.
+template <int BN>
+__device__ __forceinline__ void wgmma_k16(float (&d)[BN / 2], uint64_t desc_a, uint64_t desc_b, int accumulate);
+template <>
+__device__ __forceinline__ void wgmma_k16<256>(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate)
+{
+    wgmma_m64n256k16(d, desc_a, desc_b, accumulate);
+}
+template <>
+__device__ __forceinline__ void wgmma_k16<232>(float (&d)[116], uint64_t desc_a, uint64_t desc_b, int accumulate)
+{
+    wgmma_m64n232k16(d, desc_a, desc_b, accumulate);
+}
+
 // ---------------------------------------------------------------------------
 
 namespace {
 
-constexpr int BM = 128, BN = 256, BK = 64;   // the tile of C, and K per stage
-constexpr int STAGES = 4;                    // 4 x 48 KB of ring
+constexpr int BM = 128, BK = 64;             // the tile's rows, and K per stage
+constexpr int WIDE = 256, NARROW = 232;      // the tile's widths (pick_width), columns of C
+constexpr int STAGES = 4;                    // 4 x 48 KB of ring (the wide tile)
 constexpr int CONSUMERS = 2;                 // warpgroups, 64 rows of the tile each
 constexpr int THREADS = 128 * (1 + CONSUMERS);
 constexpr int GROUP_M = 16;                  // tile rows walked before moving right (L2 reuse)
-constexpr uint32_t A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr size_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * STAGES * sizeof(uint64_t);  // 1024: alignment
+constexpr uint32_t A_BYTES = BM * BK * 2;
+template <int BN>
+constexpr uint32_t STAGE_BYTES = A_BYTES + BN * BK * 2;
+template <int BN>
+constexpr size_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES<BN> + 2 * STAGES * sizeof(uint64_t);  // 1024: alignment
 constexpr uint32_t LBO = 16, SBO = 1024, SWIZZLE_128B = 1;
 
 // The register file is split by role: 384 threads start with 168 registers
@@ -218,6 +271,7 @@ __device__ __forceinline__ void setmaxnreg_inc()
 // The order in which the persistent blocks take tiles: down GROUP_M tile
 // rows, then one tile column right. The tiles in flight at once then share
 // a few rows of A and columns of B, which stay in L2.
+template <int BN>
 __device__ __forceinline__ void tile_at(int tile, int tiles_m, int tiles_n, int& m0, int& n0)
 {
     const int per_group = GROUP_M * tiles_n;
@@ -229,7 +283,8 @@ __device__ __forceinline__ void tile_at(int tile, int tiles_m, int tiles_n, int&
 }
 
 // C = alpha * D + beta * C for this warpgroup's 64 x BN part of the tile at
-// (m0, n0). Lane l of warp w holds rows m0 + 16w + l / 4 (+ 8) and column
+// (m0, n0), in batches of 8 groups of 8 columns (the narrow tile's last batch
+// has 5). Lane l of warp w holds rows m0 + 16w + l / 4 (+ 8) and column
 // pairs n0 + 8i + 2 (l % 4): four lanes cover 32 contiguous bytes of a row,
 // a whole sector. Inside tiles (and an even N, so that pairs are 8-byte
 // aligned) read 16 old pairs at once, then write; edge tiles element by
@@ -238,26 +293,27 @@ template <int R>
 __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restrict__ C, int M, int N, int m0, int n0,
                                            float alpha, float beta)
 {
-    constexpr int WIDTH = 2 * R;  // the tile's columns: R / 4 groups of 8
+    constexpr int WIDTH = 2 * R, GROUPS = R / 4;  // the tile's columns, in groups of 8
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     const int row = m0 + 16 * warp + lane / 4, col = n0 + 2 * (lane % 4);
     if (m0 + 64 <= M && n0 + WIDTH <= N && N % 2 == 0) {
         float* p = C + (size_t)row * N + col;
 #pragma unroll
-        for (int i0 = 0; i0 < R / 4; i0 += 8) {
+        for (int i0 = 0; i0 < GROUPS; i0 += 8) {
             float2 old[8][2];
 #pragma unroll
             for (int i = 0; i < 8; ++i)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    old[i][h] = *reinterpret_cast<const float2*>(p + (size_t)8 * h * N + 8 * (i0 + i));
+                    if (i0 + i < GROUPS) old[i][h] = *reinterpret_cast<const float2*>(p + (size_t)8 * h * N + 8 * (i0 + i));
 #pragma unroll
             for (int i = 0; i < 8; ++i)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
-                    *reinterpret_cast<float2*>(p + (size_t)8 * h * N + 8 * (i0 + i)) =
-                        make_float2(alpha * d[4 * (i0 + i) + 2 * h] + beta * old[i][h].x,
-                                    alpha * d[4 * (i0 + i) + 2 * h + 1] + beta * old[i][h].y);
+                    if (i0 + i < GROUPS)
+                        *reinterpret_cast<float2*>(p + (size_t)8 * h * N + 8 * (i0 + i)) =
+                            make_float2(alpha * d[4 * (i0 + i) + 2 * h] + beta * old[i][h].x,
+                                        alpha * d[4 * (i0 + i) + 2 * h + 1] + beta * old[i][h].y);
         }
         return;
     }
@@ -265,7 +321,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
     // stores (one element loaded, then stored, then the next: each waits for
     // L2, and an edge tile took 4 times as long as a whole one).
 #pragma unroll
-    for (int i0 = 0; i0 < R / 4; i0 += 8) {
+    for (int i0 = 0; i0 < GROUPS; i0 += 8) {
         float old[8][2][2];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -274,7 +330,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int r = row + 8 * h, c = col + 8 * (i0 + i) + e;
-                    old[i][h][e] = r < M && c < N ? C[(size_t)r * N + c] : 0.f;
+                    old[i][h][e] = i0 + i < GROUPS && r < M && c < N ? C[(size_t)r * N + c] : 0.f;
                 }
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -283,7 +339,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int r = row + 8 * h, c = col + 8 * (i0 + i) + e;
-                    if (r < M && c < N)
+                    if (i0 + i < GROUPS && r < M && c < N)
                         C[(size_t)r * N + c] = alpha * d[4 * (i0 + i) + 2 * h + e] + beta * old[i][h][e];
                 }
     }
@@ -295,6 +351,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 // the next tile's first stages while the consumers write C. Each consumer
 // keeps one stage's wgmmas running while it issues the next
 // (wgmma_wait<1>) and releases a stage once the MMAs reading it are done.
+template <int BN>
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_fast(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
               float* __restrict__ C, int M, int N, int K, float alpha, float beta)
@@ -303,7 +360,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     unsigned char* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
     __nv_bfloat16* as = reinterpret_cast<__nv_bfloat16*>(smem);
     __nv_bfloat16* bs = reinterpret_cast<__nv_bfloat16*>(smem + STAGES * A_BYTES);
-    uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES);
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * STAGE_BYTES<BN>);
     uint64_t* empty = full + STAGES;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -322,12 +379,12 @@ __global__ void __launch_bounds__(THREADS, 1)
             uint32_t it = 0;
             for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
                 int m0, n0;
-                tile_at(tile, tiles_m, tiles_n, m0, n0);
+                tile_at<BN>(tile, tiles_m, tiles_n, m0, n0);
                 for (int kb = 0; kb < kblocks; ++kb, ++it) {
                     const int s = it % STAGES;
                     const uint32_t use = it / STAGES;
                     if (use > 0) mbar_wait(&empty[s], (use - 1) & 1);
-                    mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
+                    mbar_arrive_expect_tx(&full[s], STAGE_BYTES<BN>);
                     tma_load_2d(as + s * BM * BK, &a_map, &full[s], kb * BK, m0);
                     tma_load_2d(bs + s * BN * BK, &b_map, &full[s], kb * BK, n0);
                 }
@@ -340,7 +397,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         uint32_t it = 0;
         for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
             int m0, n0;
-            tile_at(tile, tiles_m, tiles_n, m0, n0);
+            tile_at<BN>(tile, tiles_m, tiles_n, m0, n0);
             for (int kb = 0; kb < kblocks; ++kb, ++it) {
                 const int s = it % STAGES;
                 mbar_wait(&full[s], (it / STAGES) & 1);
@@ -349,8 +406,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 wgmma_fence();
 #pragma unroll
                 for (int ks = 0; ks < BK / 16; ++ks)
-                    wgmma_m64n256k16(d, make_desc(a + 16 * ks, LBO, SBO, SWIZZLE_128B),
-                                     make_desc(b + 16 * ks, LBO, SBO, SWIZZLE_128B), kb > 0 || ks > 0);
+                    wgmma_k16<BN>(d, make_desc(a + 16 * ks, LBO, SBO, SWIZZLE_128B),
+                                  make_desc(b + 16 * ks, LBO, SBO, SWIZZLE_128B), kb > 0 || ks > 0);
                 wgmma_commit();
                 wgmma_wait<1>();  // the previous stage's MMAs are done: release that stage
                 if (kb > 0 && threadIdx.x % 128 == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
@@ -363,21 +420,49 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
 }
 
+// The tile's width for this shape. The persistent blocks take the tiles in
+// rounds of one per SM, so the time is about rounds x one tile's, and a tile
+// takes about as long as it is wide. 5000 x 3000: 256 wide, 480 tiles, 3.64
+// rounds, so 4; 232 wide, 520 tiles, 3.94, still 4 of tiles 9% narrower.
+// Elsewhere the narrow tile needs more rounds and loses.
+int pick_width(int M, int N, int sms)
+{
+    const long long tiles_m = (M + BM - 1) / BM;
+    const long long rounds_wide = (tiles_m * ((N + WIDE - 1) / WIDE) + sms - 1) / sms;
+    const long long rounds_narrow = (tiles_m * ((N + NARROW - 1) / NARROW) + sms - 1) / sms;
+    return rounds_narrow * NARROW < rounds_wide * WIDE ? NARROW : WIDE;
+}
+
+template <int BN>
+void launch(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K, float alpha, float beta,
+            int sms)
+{
+    constexpr size_t smem_bytes = SMEM_BYTES<BN>;
+    static bool opted_in = false;
+    if (!opted_in) {  // 193 KB of dynamic shared memory (the wide tile) needs the opt-in
+        cudaFuncSetAttribute(gemm_fast<BN>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
+        opted_in = true;
+    }
+    const CUtensorMap a_map = bf16_map(A, M, K, BM, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b_map = bf16_map(B, N, K, BN, CU_TENSOR_MAP_SWIZZLE_128B);
+    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    gemm_fast<BN><<<tiles < sms ? tiles : sms, THREADS, smem_bytes>>>(a_map, b_map, C, M, N, K, alpha, beta);
+}
+
 }  // namespace
 
 extern "C" void solve(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K, float alpha,
                       float beta)
 {
     if (M <= 0 || N <= 0 || K <= 0) return;
-    const CUtensorMap a_map = bf16_map(A, M, K, BM, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap b_map = bf16_map(B, N, K, BN, CU_TENSOR_MAP_SWIZZLE_128B);
     static int sms = 0;
-    if (!sms) {  // 193 KB of dynamic shared memory needs the opt-in
-        cudaFuncSetAttribute(gemm_fast, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+    if (!sms) {
         int device = 0;
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     }
-    const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    gemm_fast<<<tiles < sms ? tiles : sms, THREADS, SMEM_BYTES>>>(a_map, b_map, C, M, N, K, alpha, beta);
+    if (pick_width(M, N, sms) == NARROW)
+        launch<NARROW>(A, B, C, M, N, K, alpha, beta, sms);
+    else
+        launch<WIDE>(A, B, C, M, N, K, alpha, beta, sms);
 }
