@@ -87,7 +87,7 @@ run: $(B)/gpucourse
 	exit $$rc
 
 test: $(B)/gpucourse $(TEST_BINS)
-	@tests/run.sh tests/cli.sh tests/columns.sh tests/fixtures.sh tests/snippets.sh $(TEST_BINS) tests/deps.sh tests/split_k_plan.sh tests/ladders.sh tests/pmwitness.sh tests/witness_again.sh \
+	@tests/run.sh tests/cli.sh tests/columns.sh tests/fixtures.sh tests/snippets.sh $(TEST_BINS) tests/deps.sh tests/host_plans.sh tests/ladders.sh tests/pmwitness.sh tests/witness_again.sh \
 		tests/errata.sh tests/nvcc_phases.sh tests/gpus.sh tests/gpulock.sh tests/nogpu.sh tests/edges_compile.sh tests/edges_cli.sh tests/edges_progress.sh \
 		tests/edges_course.sh tests/hostile_repo.sh tests/layers.sh tests/authoring.sh tests/runner_box.sh tests/class_data.sh tests/run_progress.sh tests/profile.sh \
 		--serial tests/tui.sh tests/edges_tui.sh tests/tui_places.sh tests/ceilings.sh tests/slurm.sh

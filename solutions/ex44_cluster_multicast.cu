@@ -492,7 +492,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 // The tile's width for this shape (ex33's pick_width, on pairs of tiles and
 // clusters): the clusters take the pairs in rounds, and a round takes about
 // as long as a tile is wide. 5000 x 3000: 256 wide, 240 pairs, 3.64 rounds
-// of 66 clusters, so 4; 240 wide, 260 pairs, 3.94, still 4.
+// of 66 clusters, so 4; 240 wide, 260 pairs, 3.94, still 4. At 8192^3 240
+// too (17 rounds against 16: 4080 against 4096), measured as fast as 256.
 int pick_width(int M, int N, int clusters)
 {
     const long long pairs_m = ((M + BM - 1) / BM + CLUSTER - 1) / CLUSTER;

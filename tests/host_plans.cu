@@ -1,11 +1,43 @@
-// The plan of ex43's reference, run on the host (tests/split_k_plan.sh): for
-// many shapes, every k-block of every tile is done once, every tile is written
-// once (whole, or by the owner of its parts), the parts of a cut tile are
-// contiguous in k and numbered in k order, the owner is the last part and the
-// contributors it waits for are exactly the other parts, each taken by its
-// block at the same turn as the owner's or an earlier one (so that no owner
-// waits for a block that waits for it), and the whole waves come first.
+// What the references decide on the host (tests/host_plans.sh).
+//
+// ex43's split-K plan: for many shapes, every k-block of every tile is done
+// once, every tile is written once (whole, or by the owner of its parts), the
+// parts of a cut tile are contiguous in k and numbered in k order, the owner
+// is the last part and the contributors it waits for are exactly the other
+// parts, each taken by its block at the same turn as the owner's or an
+// earlier one (so that no owner waits for a block that waits for it), and the
+// whole waves come first.
+//
+// ex33's and ex44's tile width (pick_width): 232 or 240 columns at
+// 5000 x 3000 x 4096, 256 at 4096^3, and at 8192^3 256 (ex33) or 240 (ex44),
+// as docs/benchmarks.md says and measured; and each width their kernels are
+// built for is launched at one of the exercises' sizes, so the grade checks
+// both.
+#include <cuda.h>  // the solutions' headers first, outside the namespaces
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+// Each solution in a namespace of its own (they share helpers' names), with
+// its extern "C" solve renamed: one solve per program.
+#define solve ex43_solve
+namespace ex43 {
 #include "../solutions/ex43_split_k.cu"
+}
+#undef solve
+#define solve ex33_solve
+namespace ex33 {
+#include "../solutions/ex33_wgmma_fast.cu"
+}
+#undef solve
+#define solve ex44_solve
+namespace ex44 {
+#include "../solutions/ex44_cluster_multicast.cu"
+}
+#undef solve
+using namespace ex43;
 
 #include <vector>
 
@@ -102,6 +134,29 @@ int main()
         EXPECT(p.parts > 1 && p.dp_tiles == 264, "3072 x 3072 x 8192: %d whole, %d parts", p.dp_tiles, p.parts);
     }
     printf("%s %d - split-K plan: 3072 x 3072 x 8192's last 24 tiles are cut\n", failures == before ? "ok" : "not ok", ++n);
+
+    // the tile's width: ex33 on 132 SMs, ex44 on 66 clusters of two
+    const int timed[][2] = {{4096, 4096}, {8192, 8192}, {5000, 3000}};
+    const int ex33_widths[] = {256, 256, 232}, ex44_widths[] = {256, 240, 240};
+    for (int i = 0; i < 3; ++i) {
+        const int w33 = ex33::pick_width(timed[i][0], timed[i][1], 132);
+        const int w44 = ex44::pick_width(timed[i][0], timed[i][1], 66);
+        printf("%s %d - tile width at %d x %d: ex33 %d (expected %d), ex44 %d (expected %d)\n",
+               w33 == ex33_widths[i] && w44 == ex44_widths[i] ? "ok" : "not ok", ++n, timed[i][0], timed[i][1], w33,
+               ex33_widths[i], w44, ex44_widths[i]);
+        failures += w33 != ex33_widths[i] || w44 != ex44_widths[i];
+    }
+    // ex33's and ex44's sizes (course/09-wgmma and 11-past-cublas/chapter.yaml), checked and timed alike
+    const int sizes[][2] = {{1, 1},       {17, 9},      {64, 64},     {128, 256},   {129, 130},   {300, 7},
+                            {200, 264},   {520, 1000},  {4200, 2100}, {4096, 4096}, {8192, 8192}, {5000, 3000}};
+    bool wide33 = false, narrow33 = false, wide44 = false, narrow44 = false;
+    for (const auto& z : sizes) {
+        (ex33::pick_width(z[0], z[1], 132) == ex33::WIDE ? wide33 : narrow33) = true;
+        (ex44::pick_width(z[0], z[1], 66) == ex44::WIDE ? wide44 : narrow44) = true;
+    }
+    printf("%s %d - tile width: the exercises' sizes launch both of ex33's widths and both of ex44's\n",
+           wide33 && narrow33 && wide44 && narrow44 ? "ok" : "not ok", ++n);
+    failures += !(wide33 && narrow33 && wide44 && narrow44);
     printf("1..%d\n", n);
     return failures != 0;
 }
