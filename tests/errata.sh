@@ -78,6 +78,9 @@ README.md|0.75-0.85 of cuBLASLt|ex45's two partial sums: 0.87-0.90 of cuBLASLt (
 course/11-past-cublas/lesson.md|ex45's makes 0.77-0.88|ex45's two partial sums: 0.87-0.90 of cuBLASLt
 course/11-past-cublas/chapter.yaml|wgmma_m64n192k32_e4m3|ex45's tile is 128 x 128 (m64n128k32) since its two partial sums
 course/11-past-cublas/lesson.md|463 TFLOP/s|benchmarks: 464 (a standalone-driver best)
+course/11-past-cublas/lesson.md|ping-pong +4% at|against ex33's 5000 x 3000 figure before its tile's width; beside today's ex33 both rungs are slower (bench, 2026-11-29)
+course/11-past-cublas/lesson.md|(ex33 0.95-1.08 at its own)|ex33 takes 232-wide tiles at 5000 x 3000 x 4096 since beefc04: 0.98-1.07
+course/11-past-cublas/lesson.md|(0.99) and at 0.94 at 5000|ex44 takes 240-wide tiles at 5000 x 3000 x 4096 since beefc04: 0.99
 course/11-past-cublas/lesson.md|(681 and 753 against|benchmarks: 682 / 753 without multicast
 course/11-past-cublas/chapter.yaml|reach about 0.8 of the reference|0.83 of the reference (benchmarks)
 course/11-past-cublas/lesson.md|`VEC128_32F` for A and|in the library's call its A is our B (BLK128x128_32F)
