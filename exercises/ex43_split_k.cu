@@ -19,17 +19,22 @@
 //   ex33's kernel, whole, walking a plan instead of a list of tiles: the
 //   Plan (how many tiles are done in whole waves, how many parts the
 //   others are cut into), each block's walk through its work (walk_next:
-//   a whole tile, or a piece: k-blocks [k_begin, k_end) of one tile,
-//   numbered `piece`, part piece % parts of its tile), is_owner and
-//   is_contributor, the workspace of partial sums (a slot of 128 x 256
-//   floats per piece, grown to the plan's pieces) and a flag per piece and
-//   consumer warpgroup, save_partial and add_partial, a release store, an
-//   acquire load and a barrier of one warpgroup.
+//   its whole tiles, then pieces b, b + blocks, ... of the cut tiles'
+//   pieces, numbered 0, 1, ...), the workspace of partial sums (a slot of
+//   128 x 256 floats per piece, grown to the plan's pieces) and a flag per
+//   piece and consumer warpgroup, save_partial and add_partial, a release
+//   store, an acquire load and a barrier of one warpgroup.
 //
 // What to write
 //   1. The plan (make_plan): of the ways to cut, the one that takes least
 //      time, by the lesson's cost model ("Cutting the last wave").
-//   2. The hand-over, after a piece's MMAs: a contributor hands its sums
+//   2. The schedule of the cut tiles (piece_at): which part of which tile
+//      piece q is, so that the parts of one tile run at once on
+//      neighbouring blocks and the blocks are in step for L2.
+//   3. Who writes a cut tile (is_owner) and who hands it their sums
+//      (is_contributor), so that no owner waits for a block that waits for
+//      it.
+//   4. The hand-over, after a piece's MMAs: a contributor hands its sums
 //      to the owner of its tile and writes nothing to C; the owner adds
 //      the other parts' sums to its own, in k order, each only once it is
 //      all written, then writes the tile as before.
@@ -355,13 +360,10 @@ __device__ __forceinline__ void store_tile(const float (&d)[R], float* __restric
 // One launch's work: `tiles` tiles of `kblocks` k-blocks each, on `blocks`
 // persistent blocks. Tiles [0, dp_tiles) are done whole, block b taking b,
 // b + blocks, ... (whole waves). Each of the other tiles is cut along k into
-// `parts` pieces of (nearly) equal length; the pieces, numbered tile after
-// tile (piece q is part q % parts of tile dp_tiles + q / parts), go to the
-// blocks in turn as the whole tiles did: block b takes pieces b, b + blocks,
-// ... So the parts of one cut tile run at once on neighbouring blocks, each
-// at its own k-range, and the blocks doing the same part of tiles that share
-// a row of A (or a column of B) are at the same k-blocks: each k-slice in
-// flight is fetched from DRAM once a turn and served from L2 to the others.
+// `parts` pieces of (nearly) equal length; the pieces, numbered 0, 1, ...,
+// go to the blocks in turn as the whole tiles did: block b takes pieces b,
+// b + blocks, ... (walk_next). Which piece is which part of which tile is
+// piece_at's (yours).
 struct Plan {
     int tiles, kblocks, blocks, dp_tiles, parts;
 };
@@ -391,12 +393,18 @@ struct Segment {
     int tile, k_begin, k_end, piece;
 };
 
-// Piece q: part q % parts of its tile, k-blocks [part * kblocks / parts,
-// (part + 1) * kblocks / parts).
+// Piece q (0 <= q < plan_pieces(p)): its tile, among dp_tiles ... tiles - 1,
+// and its k-blocks. TODO: yours (the header's "What to write", 2; the
+// lesson, "What the even shares cost: L2" and "Cutting the last wave").
+// Every k-block of every cut tile in exactly one piece, a tile's parts of
+// nearly equal length; the parts of one tile should run at once on
+// neighbouring blocks, and the blocks doing the same part of neighbouring
+// tiles should be at the same k-blocks. As shipped: each piece is its tile
+// whole (right while parts is 1; with more, every part computes and writes
+// all of its tile).
 __host__ __device__ inline Segment piece_at(const Plan& p, int q)
 {
-    const int part = q % p.parts;
-    return Segment{p.dp_tiles + q / p.parts, part * p.kblocks / p.parts, (part + 1) * p.kblocks / p.parts, q};
+    return Segment{p.dp_tiles + q / p.parts, 0, p.kblocks, q};
 }
 
 // A block's walk through its work, in order: its whole tiles, then its
@@ -415,19 +423,24 @@ __host__ __device__ inline bool walk_next(const Plan& p, int block, int& next, S
     return true;
 }
 
-// The owner of a cut tile is its last part (the highest piece number: every
-// other part is taken by some block at the same turn or an earlier one, so
-// the owner never waits for a block that waits for it). The other parts are
-// the contributors: part j of the owner's tile is piece owner.piece - (parts
-// - 1) + j, done by block piece % blocks.
+// One part of each cut tile owns it (adds the others' sums and writes C);
+// the others are its contributors (they hand it their sums and never wait).
+// A whole tile (piece -1) is neither, nor is a tile of one part. TODO: yours
+// (the header's "What to write", 3): an owner waits for its contributors'
+// flags, while its block holds its turn; which part may own the tile so that
+// it never waits for a block that is itself waiting? (Its contributors'
+// pieces, by your piece_at, are what the owner's hand-over reads.) As
+// shipped: nothing is cut, so neither.
 __host__ __device__ inline bool is_owner(const Plan& p, const Segment& s)
 {
-    return s.piece >= 0 && p.parts > 1 && s.piece % p.parts == p.parts - 1;
+    (void)p, (void)s;
+    return false;
 }
 
 __host__ __device__ inline bool is_contributor(const Plan& p, const Segment& s)
 {
-    return s.piece >= 0 && p.parts > 1 && s.piece % p.parts != p.parts - 1;
+    (void)p, (void)s;
+    return false;
 }
 
 // ---------------------------------------------------------------------------
@@ -527,7 +540,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             fence_registers(d);
             if (leader) mbar_arrive(&empty[(it - 1) % STAGES]);
 
-            // TODO: the hand-over (the header's "What to write", 2). Piece q's slot is
+            // TODO: the hand-over (the header's "What to write", 4). Piece q's slot is
             //       partials + q * PARTIAL_FLOATS and its flag, for this warpgroup,
             //       flags[q * CONSUMERS + c]; `leader` is the warpgroup's first thread, and
             //       warpgroup_barrier(1 + c) its barrier.
