@@ -23,4 +23,17 @@ if ! "$NVCC" -std=c++17 -gencode arch=compute_90a,code=sm_90a -o "$T/plan" tests
     exit 0
 fi
 ln -s "$(cd "$STUBS" && pwd)/libcuda.so" "$T/libcuda.so.1"
-LD_LIBRARY_PATH=$T "$T/plan"
+# ex33's and ex44's sizes as their chapters' YAML gives them (checked and timed alike), "EX M N" each
+sizes=$(python3 - <<'PY'
+import ast
+for path, ex in (("course/09-wgmma/chapter.yaml", "ex33"), ("course/11-past-cublas/chapter.yaml", "ex44")):
+    text = open(path).read()
+    block = text[text.index("- id: " + ex + "\n"):]
+    for key in ("check:", "timing:"):
+        line = block[block.index(key):].split("\n", 1)[0]
+        for size in ast.literal_eval(line.split(":", 1)[1].strip()):
+            print(ex, size[0], size[1])
+PY
+)
+# shellcheck disable=SC2086 # one argument a word
+LD_LIBRARY_PATH=$T "$T/plan" $sizes
