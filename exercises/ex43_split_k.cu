@@ -430,7 +430,7 @@ __host__ __device__ inline bool walk_next(const Plan& p, int block, int& next, S
 // flags, while its block holds its turn; which part may own the tile so that
 // it never waits for a block that is itself waiting? (Its contributors'
 // pieces, by your piece_at, are what the owner's hand-over reads.) As
-// shipped: nothing is cut, so neither.
+// shipped: neither, ever (right while the plan never cuts).
 __host__ __device__ inline bool is_owner(const Plan& p, const Segment& s)
 {
     (void)p, (void)s;
