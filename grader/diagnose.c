@@ -287,23 +287,57 @@ bool diagnose_sanitizer_size(const Exercise *e, const GradeResult *r, char *size
 
 /* ------------------------------------------------------------ measures */
 
+/* ptxas's figures, over the build's kernels: the most, or the sum. */
+static double most_registers(const KernelInfo *k, int n) {
+    double v = 0;
+    for (int i = 0; i < n; i++) v = fmax(v, k[i].registers);
+    return v;
+}
+static double most_shared(const KernelInfo *k, int n) {
+    double v = 0;
+    for (int i = 0; i < n; i++) v = fmax(v, (double)k[i].shared);
+    return v;
+}
+static double spilled(const KernelInfo *k, int n) {
+    double v = 0;
+    for (int i = 0; i < n; i++) v += (double)(k[i].spill_stores + k[i].spill_loads);
+    return v;
+}
+static double serialized(const KernelInfo *k, int n) {
+    double v = 0;
+    for (int i = 0; i < n; i++) v += k[i].serialized[0] != '\0';
+    return v;
+}
+
+/* How a measure's value is shown: a percentage, a whole count, or a ratio. */
+enum { SHOW_RATIO, SHOW_PERCENT, SHOW_COUNT };
+
+/* Each measure from its counters (the first over the second, or the one), or
+ * from ptxas's figures. */
 static const struct {
     const char *measure, *title;
     const char *counters[3];
+    double (*of_kernels)(const KernelInfo *k, int n);
+    int show;
 } measures[] = {
-    {"sectors_per_request", "sectors per global load request", {LOAD_SECTORS, LOAD_REQUESTS}},
-    {"store_sectors_per_request", "sectors per global store request", {STORE_SECTORS, STORE_REQUESTS}},
-    {"bank_conflicts", "bank conflicts per shared-memory wavefront", {BANK_CONFLICTS, SHARED_WAVEFRONTS}},
-    {"occupancy", "warps active, of the most an SM holds", {WARPS_ACTIVE_PCT}},
-    {"dram_bytes", "device-memory bytes per byte that must move", {DRAM_READ_BYTES, DRAM_WRITE_BYTES}},
-    {"local_bytes", "local-memory bytes (spills) per byte that must move", {LOCAL_LOAD_SECTORS, LOCAL_STORE_SECTORS}},
-    {"issue_active", "cycles an instruction issued", {ISSUE_ACTIVE_PCT}},
-    {"tensor_active", "tensor-pipe busy cycles per SM cycle", {TENSOR_CYCLES, SM_CYCLES}},
-    {"tma_load_share", "share of loaded bytes that came through TMA", {TMA_LOAD_BYTES, LOAD_SECTORS}},
-    {"registers", "registers per thread (the most of any kernel)", {NULL}},
-    {"spill_bytes", "bytes spilled per thread (stores and loads)", {NULL}},
-    {"shared_bytes", "static shared memory per block (bytes)", {NULL}},
-    {"wgmma_serialized", "kernels whose wgmma ptxas serialized (C7514)", {NULL}},
+    {"sectors_per_request", "sectors per global load request", {LOAD_SECTORS, LOAD_REQUESTS}, NULL, SHOW_RATIO},
+    {"store_sectors_per_request", "sectors per global store request", {STORE_SECTORS, STORE_REQUESTS}, NULL,
+     SHOW_RATIO},
+    {"bank_conflicts", "bank conflicts per shared-memory wavefront", {BANK_CONFLICTS, SHARED_WAVEFRONTS}, NULL,
+     SHOW_RATIO},
+    {"occupancy", "warps active, of the most an SM holds", {WARPS_ACTIVE_PCT}, NULL, SHOW_PERCENT},
+    {"dram_bytes", "device-memory bytes per byte that must move", {DRAM_READ_BYTES, DRAM_WRITE_BYTES}, NULL,
+     SHOW_RATIO},
+    {"local_bytes", "local-memory bytes (spills) per byte that must move", {LOCAL_LOAD_SECTORS, LOCAL_STORE_SECTORS},
+     NULL, SHOW_RATIO},
+    {"issue_active", "cycles an instruction issued", {ISSUE_ACTIVE_PCT}, NULL, SHOW_PERCENT},
+    {"tensor_active", "tensor-pipe busy cycles per SM cycle", {TENSOR_CYCLES, SM_CYCLES}, NULL, SHOW_RATIO},
+    {"tma_load_share", "share of loaded bytes that came through TMA", {TMA_LOAD_BYTES, LOAD_SECTORS}, NULL,
+     SHOW_RATIO},
+    {"registers", "registers per thread (the most of any kernel)", {NULL}, most_registers, SHOW_COUNT},
+    {"spill_bytes", "bytes spilled per thread (stores and loads)", {NULL}, spilled, SHOW_COUNT},
+    {"shared_bytes", "static shared memory per block (bytes)", {NULL}, most_shared, SHOW_COUNT},
+    {"wgmma_serialized", "kernels whose wgmma ptxas serialized (C7514)", {NULL}, serialized, SHOW_COUNT},
 };
 
 static int measure_index(const char *m) {
@@ -317,15 +351,11 @@ const char *diagnose_measure_title(const char *measure) {
     return i < 0 ? measure : measures[i].title;
 }
 
-static bool percent(const char *m) {
-    return !strcmp(m, "occupancy") || !strcmp(m, "issue_active");
-}
-
 void diagnose_measure_value(const char *measure, double v, char *buf, size_t size) {
-    if (percent(measure)) snprintf(buf, size, "%.0f%%", v);
-    else if (!strcmp(measure, "registers") || !strcmp(measure, "spill_bytes") || !strcmp(measure, "shared_bytes") ||
-             !strcmp(measure, "wgmma_serialized"))
-        snprintf(buf, size, "%.0f", v);
+    int m = measure_index(measure);
+    int show = m < 0 ? SHOW_RATIO : measures[m].show;
+    if (show == SHOW_PERCENT) snprintf(buf, size, "%.0f%%", v);
+    else if (show == SHOW_COUNT) snprintf(buf, size, "%.0f", v);
     else if (v != 0 && fabs(v) < 0.01) snprintf(buf, size, "%.1e", v);
     else snprintf(buf, size, "%.2f", v);
 }
@@ -353,16 +383,9 @@ static bool counter(const Counters *c, const char *name, double *v) {
 bool diagnose_measure(const char *measure, const Counters *c, const KernelInfo *k, int nk, double *value) {
     int m = measure_index(measure);
     if (m < 0) return false;
-    if (!measures[m].counters[0]) { /* ptxas's figures */
+    if (measures[m].of_kernels) { /* ptxas's figures */
         if (nk == 0) return false;
-        double v = 0;
-        for (int i = 0; i < nk; i++) {
-            if (!strcmp(measure, "registers")) v = fmax(v, k[i].registers);
-            else if (!strcmp(measure, "shared_bytes")) v = fmax(v, (double)k[i].shared);
-            else if (!strcmp(measure, "wgmma_serialized")) v += k[i].serialized[0] != '\0';
-            else v += (double)(k[i].spill_stores + k[i].spill_loads);
-        }
-        *value = v;
+        *value = measures[m].of_kernels(k, nk);
         return true;
     }
     double a = 0, b = 0;
