@@ -132,6 +132,22 @@ $(B)/fp8-ladder: tools/fp8-ladder.cu solutions/ex45_fp8_blockscaled.cu $(B)/ex45
 	    -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' -Xptxas -v -o $@ $< \
 	    -lcuda -lcublasLt -lcublas 2>$(B)/fp8-ladder.ptxas
 
+# The measured rungs behind ex43's lesson (chapter 11): whole waves, the
+# reference, and the reference with its hand-over left out (a bound, wrong
+# values), against cuBLAS at ex43's timed sizes and at long-K sizes.
+# make build/splitk-ladder && build/splitk-ladder (a GPU benchmark, not a test).
+$(B)/ex43_whole_tiles_only.cu: tests/gpu/ex43_whole_tiles_only.patch solutions/ex43_split_k.cu
+	@mkdir -p $(B)
+	tests/fixture_source.sh $< $@
+$(B)/ex43_no_handover.cu: tools/ex43_no_handover.patch solutions/ex43_split_k.cu
+	@mkdir -p $(B)
+	tests/fixture_source.sh $< $@
+$(B)/splitk-ladder: tools/splitk-ladder.cu solutions/ex43_split_k.cu $(B)/ex43_whole_tiles_only.cu $(B)/ex43_no_handover.cu harness/kinds/gemm_bf16_kmajor.cu
+	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
+	    -DEX43_WHOLE_FILE='"$(abspath $(B))/ex43_whole_tiles_only.cu"' \
+	    -DEX43_NO_HANDOVER_FILE='"$(abspath $(B))/ex43_no_handover.cu"' -Xptxas -v -o $@ $< \
+	    -lcuda -lcublas 2>$(B)/splitk-ladder.ptxas
+
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
 asan:
 	$(MAKE) B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \

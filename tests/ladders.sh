@@ -7,7 +7,10 @@
 #  - fp8-ladder (chapter 11) builds with ex45's, the fixture with one partial
 #    sum and the harness kind whose call and library it times, and no kernel
 #    of it spills or has its wgmma serialized by ptxas (C7514): the reason
-#    the reference's loop is peeled, and the rung it measures.
+#    the reference's loop is peeled, and the rung it measures;
+#  - splitk-ladder (chapter 11) builds with ex43's reference, its whole-waves
+#    fixture and the copy with the hand-over left out (tools/ex43_no_handover.patch
+#    still applies to the reference), and no kernel of it spills.
 cd "$(dirname "$0")/.." || exit 1
 NVCC=${GPUCOURSE_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 if [ ! -x "$NVCC" ]; then
@@ -30,7 +33,13 @@ clean_ptxas() {
     if grep -E "C7514|C7510|[1-9][0-9]* bytes spill" "$T/fp8-ladder.ptxas"; then return 1; fi
     grep -q "gemm_fp8" "$T/fp8-ladder.ptxas" || { echo "no ptxas report for the reference's gemm_fp8"; return 1; }
 }
+no_spill() {  # no_spill NAME: ptxas reported kernels for NAME, none with a spill
+    if grep -E "[1-9][0-9]* bytes spill" "$T/$1.ptxas"; then return 1; fi
+    grep -q "Compiling entry" "$T/$1.ptxas" || { echo "no ptxas report in $1.ptxas"; return 1; }
+}
 desc="tools/mma-ladder.cu builds with ex25's reference" check build mma-ladder
 desc="tools/fp8-ladder.cu builds with ex45's reference, its one-partial-sum fixture and the harness kind" check build fp8-ladder
 desc="fp8-ladder: no spill, and ptxas does not serialize the wgmma of the two partial sums (C7514)" check clean_ptxas
+desc="tools/splitk-ladder.cu builds with ex43's reference, its whole-waves fixture and the hand-over left out" check build splitk-ladder
+desc="splitk-ladder: no kernel spills" check no_spill splitk-ladder
 echo "1..$n"
