@@ -127,7 +127,7 @@ $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 $(B)/ex45_one_partial_sum.cu: tests/gpu/ex45_one_partial_sum.patch solutions/ex45_fp8_blockscaled.cu
 	@mkdir -p $(B)
 	tests/fixture_source.sh $< $@
-$(B)/fp8-ladder: tools/fp8-ladder.cu solutions/ex45_fp8_blockscaled.cu $(B)/ex45_one_partial_sum.cu harness/kinds/gemm_fp8_blockscaled.cu
+$(B)/fp8-ladder: tools/fp8-ladder.cu tools/ladder.h solutions/ex45_fp8_blockscaled.cu $(B)/ex45_one_partial_sum.cu harness/kinds/gemm_fp8_blockscaled.cu
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
 	    -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' -Xptxas -v -o $@ $< \
 	    -lcuda -lcublasLt -lcublas 2>$(B)/fp8-ladder.ptxas
@@ -142,7 +142,7 @@ $(B)/ex43_whole_tiles_only.cu: tests/gpu/ex43_whole_tiles_only.patch solutions/e
 $(B)/ex43_no_handover.cu: tools/ex43_no_handover.patch solutions/ex43_split_k.cu
 	@mkdir -p $(B)
 	tests/fixture_source.sh $< $@
-$(B)/splitk-ladder: tools/splitk-ladder.cu solutions/ex43_split_k.cu $(B)/ex43_whole_tiles_only.cu $(B)/ex43_no_handover.cu harness/kinds/gemm_bf16_kmajor.cu
+$(B)/splitk-ladder: tools/splitk-ladder.cu tools/ladder.h solutions/ex43_split_k.cu $(B)/ex43_whole_tiles_only.cu $(B)/ex43_no_handover.cu harness/kinds/gemm_bf16_kmajor.cu
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
 	    -DEX43_WHOLE_FILE='"$(abspath $(B))/ex43_whole_tiles_only.cu"' \
 	    -DEX43_NO_HANDOVER_FILE='"$(abspath $(B))/ex43_no_handover.cu"' -Xptxas -v -o $@ $< \

@@ -15,11 +15,8 @@
 //
 //   make build/fp8-ladder && build/fp8-ladder [ROUNDS]
 //   (nvcc -Iharness -DEX45_ONE_SUM_FILE='"the fixture applied"': the Makefile's rule)
-#include <algorithm>
-#include <cmath>
-#include <vector>
-
 #include "kinds/gemm_fp8_blockscaled.cu"  // the kind: its call, its library (cuBLASLt), its sizes' lengths
+#include "ladder.h"               // the timing method and the difference, shared with splitk-ladder
 
 // The shipped reference, and the fixture with one partial sum (the reference
 // with its loop changed), each in a namespace of its own (their helpers have
@@ -65,15 +62,6 @@ __global__ void fill_scales(float* p, size_t n, unsigned seed)
     }
 }
 
-#define CHECK(x)                                                                           \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
 int main(int argc, char** argv)
 {
     const int rounds = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 15;  // timed calls of each, interleaved
@@ -82,21 +70,12 @@ int main(int argc, char** argv)
         fprintf(stderr, "%s\n", kind.library_name);  // the kind's reason: a toolkit older than CUDA 12.9
         return 1;
     }
-    struct Kernel {
-        const char* name;
-        void* solve;  // nullptr: the kind's library
-    };
-    const Kernel kernels[] = {
+    const LadderKernel kernels[] = {
         {"cuBLASLt (block-scaled FP8)", nullptr},
         {"128 x 128, one partial sum", (void*)one_sum::one_sum_solve},
         {"ex45 reference: 128 x 128, two partial sums", (void*)two_sums::two_sums_solve},
     };
     const int nk = sizeof kernels / sizeof kernels[0];
-    void* flush;
-    const size_t FLUSH = 256u << 20;  // over twice the L2 of an H100 or H200
-    CHECK(cudaMalloc(&flush, FLUSH));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0), cudaEventCreate(&e1);
     printf("%-46s %-16s %9s %8s %10s\n", "kernel", "size", "TFLOP/s", "/library", "diff");
     for (const auto& z : sizes) {
         const int M = z[0], N = z[1], K = z[2];
@@ -112,34 +91,16 @@ int main(int argc, char** argv)
         for (int k = 0; k < nk; ++k) CHECK(cudaMalloc(&C[k], nc * 4));
         fill_e4m3<<<1024, 256>>>(A, na, 1), fill_e4m3<<<1024, 256>>>(B, nb, 2);
         fill_scales<<<1024, 256>>>(sa, nsa, 3), fill_scales<<<1024, 256>>>(sb, nsb, 4);
-        std::vector<std::vector<float>> ms(nk);
-        for (int r = -2; r < rounds; ++r)  // two untimed rounds, then interleaved
-            for (int k = 0; k < nk; ++k) {
-                CHECK(cudaMemsetAsync(flush, r & 0xff, FLUSH));
-                cudaEventRecord(e0);
-                void* const arrays[] = {A, B, sa, sb, C[k]};
-                if (kernels[k].solve) kind.call(kernels[k].solve, arrays, dims, scalars);
-                else kind.library(arrays, dims, scalars);
-                cudaEventRecord(e1);
-                CHECK(cudaEventSynchronize(e1));
-                float t;
-                cudaEventElapsedTime(&t, e0, e1);
-                if (r >= 0) ms[k].push_back(t);
-            }
-        std::vector<float> lib(nc), mine(nc);
+        const std::vector<double> median = ladder_medians(kernels, nk, dims, scalars, rounds, [&](int k) {
+            return std::vector<void*>{A, B, sa, sb, C[k]};
+        });
+        std::vector<float> lib(nc);
         CHECK(cudaMemcpy(lib.data(), C[0], lib.size() * 4, cudaMemcpyDeviceToHost));
         char size[32];
         snprintf(size, sizeof size, "%dx%dx%d", M, N, K);
-        double median[nk];
-        for (int k = 0; k < nk; ++k) {
-            std::sort(ms[k].begin(), ms[k].end());
-            median[k] = ms[k][ms[k].size() / 2];
-            CHECK(cudaMemcpy(mine.data(), C[k], mine.size() * 4, cudaMemcpyDeviceToHost));
-            double num = 0, den = 0;
-            for (size_t i = 0; i < mine.size(); ++i) num += (double)(mine[i] - lib[i]) * (mine[i] - lib[i]), den += (double)lib[i] * lib[i];
+        for (int k = 0; k < nk; ++k)
             printf("%-46s %-16s %9.1f %8.3f %10.1e\n", kernels[k].name, size, 2.0 * M * N * K / median[k] / 1e9,
-                   median[0] / median[k], den > 0 ? sqrt(num / den) : NAN);
-        }
+                   median[0] / median[k], ladder_diff(C[k], lib));
         cudaFree(A), cudaFree(B), cudaFree(sa), cudaFree(sb);
         for (int k = 0; k < nk; ++k) cudaFree(C[k]);
     }

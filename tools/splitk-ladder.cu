@@ -19,11 +19,8 @@
 // fraction of cuBLAS, and its relative difference from cuBLAS's C.
 //
 //   make build/splitk-ladder && build/splitk-ladder [ROUNDS]
-#include <algorithm>
-#include <cmath>
-#include <vector>
-
 #include "kinds/gemm_bf16_kmajor.cu"  // the kind: its call, its library (cuBLAS), its sizes' lengths
+#include "ladder.h"          // the timing method and the difference, shared with fp8-ladder
 
 // The reference and the two patched copies, each in a namespace of its own
 // (their helpers have the same names) with its `solve` renamed, so that all
@@ -60,26 +57,13 @@ __global__ void fill_bf16(__nv_bfloat16* p, size_t n, unsigned seed)
     }
 }
 
-#define CHECK(x)                                                                                \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
-
 int main(int argc, char** argv)
 {
     const int rounds = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 11;  // timed calls of each, interleaved
     const int sizes[][3] = {{3072, 3072, 8192}, {2944, 3072, 8192}, {5000, 3000, 4096},  // ex43's timed sizes
                             {1024, 1024, 32768}, {2048, 1024, 32768}, {1024, 2048, 16384},
                             {768, 1024, 65536}, {1024, 1536, 24576}};
-    struct Kernel {
-        const char* name;
-        void* solve;  // nullptr: the kind's library
-    };
-    const Kernel kernels[] = {
+    const LadderKernel kernels[] = {
         {"cuBLAS GemmEx", nullptr},
         {"whole waves (the plan never cuts)", (void*)whole::whole_solve},
         {"ex43 reference", (void*)reference::reference_solve},
@@ -89,11 +73,6 @@ int main(int argc, char** argv)
     int device = 0, sms = 0;
     CHECK(cudaGetDevice(&device));
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    void* flush;
-    const size_t FLUSH = 256u << 20;  // over twice the L2 of an H100 or H200
-    CHECK(cudaMalloc(&flush, FLUSH));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0), cudaEventCreate(&e1);
     printf("%-36s %-16s %5s %9s %8s %10s\n", "kernel", "size", "parts", "TFLOP/s", "/cuBLAS", "diff");
     for (const auto& z : sizes) {
         const int M = z[0], N = z[1], K = z[2];
@@ -106,39 +85,19 @@ int main(int argc, char** argv)
         CHECK(cudaMalloc(&B, nb * 2));
         for (int k = 0; k < nk; ++k) CHECK(cudaMalloc(&C[k], nc * 4));
         fill_bf16<<<1024, 256>>>(A, na, 1 + M), fill_bf16<<<1024, 256>>>(B, nb, 2 + N);
-        std::vector<std::vector<float>> ms(nk);
-        for (int r = -2; r < rounds; ++r)  // two untimed rounds, then interleaved
-            for (int k = 0; k < nk; ++k) {
-                CHECK(cudaMemsetAsync(flush, r & 0xff, FLUSH));
-                cudaEventRecord(e0);
-                void* const arrays[] = {A, B, C[k]};
-                if (kernels[k].solve) kind.call(kernels[k].solve, arrays, dims, scalars);
-                else kind.library(arrays, dims, scalars);
-                cudaEventRecord(e1);
-                CHECK(cudaEventSynchronize(e1));
-                float t;
-                cudaEventElapsedTime(&t, e0, e1);
-                if (r >= 0) ms[k].push_back(t);
-            }
-        std::vector<float> lib(nc), mine(nc);
+        const std::vector<double> median = ladder_medians(kernels, nk, dims, scalars, rounds, [&](int k) {
+            return std::vector<void*>{A, B, C[k]};
+        });
+        std::vector<float> lib(nc);
         CHECK(cudaMemcpy(lib.data(), C[0], lib.size() * 4, cudaMemcpyDeviceToHost));
         const int tiles = ((M + reference::BM - 1) / reference::BM) * ((N + reference::BN - 1) / reference::BN);
         const reference::Plan plan = reference::make_plan(tiles, (K + reference::BK - 1) / reference::BK, sms);
-        char size[32];
+        char size[32], parts[8];
         snprintf(size, sizeof size, "%dx%dx%d", M, N, K);
-        double median[nk];
-        for (int k = 0; k < nk; ++k) {
-            std::sort(ms[k].begin(), ms[k].end());
-            median[k] = ms[k][ms[k].size() / 2];
-            CHECK(cudaMemcpy(mine.data(), C[k], mine.size() * 4, cudaMemcpyDeviceToHost));
-            double num = 0, den = 0;
-            for (size_t i = 0; i < mine.size(); ++i)
-                num += (double)(mine[i] - lib[i]) * (mine[i] - lib[i]), den += (double)lib[i] * lib[i];
-            char parts[8] = "-";  // the plan's, for the two kernels that have one
-            if (k >= 2) snprintf(parts, sizeof parts, "%d", plan.parts);
-            printf("%-36s %-16s %5s %9.1f %8.3f %10.1e\n", kernels[k].name, size, parts,
-                   2.0 * M * N * K / median[k] / 1e9, median[0] / median[k], den > 0 ? sqrt(num / den) : NAN);
-        }
+        snprintf(parts, sizeof parts, "%d", plan.parts);
+        for (int k = 0; k < nk; ++k)  // the plan's parts for the two kernels that have one
+            printf("%-36s %-16s %5s %9.1f %8.3f %10.1e\n", kernels[k].name, size, k >= 2 ? parts : "-",
+                   2.0 * M * N * K / median[k] / 1e9, median[0] / median[k], ladder_diff(C[k], lib));
         cudaFree(A), cudaFree(B);
         for (int k = 0; k < nk; ++k) cudaFree(C[k]);
     }
