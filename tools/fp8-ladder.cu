@@ -16,7 +16,7 @@
 //   make build/fp8-ladder && build/fp8-ladder [ROUNDS]
 //   (nvcc -Iharness -DEX45_ONE_SUM_FILE='"the fixture applied"': the Makefile's rule)
 #include "kinds/gemm_fp8_blockscaled.cu"  // the kind: its call, its library (cuBLASLt), its sizes' lengths
-#include "ladder.h"               // the timing method and the difference, shared with splitk-ladder
+#include "ladder.h"                       // the timing method and the difference, shared with splitk-ladder
 
 // The shipped reference, and the fixture with one partial sum (the reference
 // with its loop changed), each in a namespace of its own (their helpers have

@@ -20,7 +20,7 @@
 //
 //   make build/splitk-ladder && build/splitk-ladder [ROUNDS]
 #include "kinds/gemm_bf16_kmajor.cu"  // the kind: its call, its library (cuBLAS), its sizes' lengths
-#include "ladder.h"          // the timing method and the difference, shared with fp8-ladder
+#include "ladder.h"                   // the timing method and the difference, shared with fp8-ladder
 
 // The reference and the two patched copies, each in a namespace of its own
 // (their helpers have the same names) with its `solve` renamed, so that all
