@@ -119,17 +119,23 @@ $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 	@mkdir -p $(B)
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcublas 2>$(B)/mma-ladder.ptxas
 
-# The measured rung behind ex45's reference (chapter 11): its two partial sums
-# and the same kernel with one, against cuBLASLt's block-scaled FP8 GEMM.
-# make build/fp8-ladder && build/fp8-ladder (a GPU benchmark, not a test).
-# The one-sum kernel is the fixture tests/gpu/ex45_one_partial_sum.patch applied; the calls and
-# cuBLASLt are the harness kind's (-Iharness).
+# The measured rungs behind ex45's reference (chapter 11): one partial sum,
+# two, and two with C stored through TMA (the reference), against cuBLASLt's
+# block-scaled FP8 GEMM. make build/fp8-ladder && build/fp8-ladder (a GPU
+# benchmark, not a test). The one-sum kernel is the fixture
+# tests/gpu/ex45_one_partial_sum.patch applied, the threads-store one
+# tools/ex45_threads_store.patch; the calls and cuBLASLt are the harness
+# kind's (-Iharness).
 $(B)/ex45_one_partial_sum.cu: tests/gpu/ex45_one_partial_sum.patch solutions/ex45_fp8_blockscaled.cu
 	@mkdir -p $(B)
 	tests/fixture_source.sh $< $@
-$(B)/fp8-ladder: tools/fp8-ladder.cu tools/ladder.h solutions/ex45_fp8_blockscaled.cu $(B)/ex45_one_partial_sum.cu harness/kinds/gemm_fp8_blockscaled.cu
+$(B)/ex45_threads_store.cu: tools/ex45_threads_store.patch solutions/ex45_fp8_blockscaled.cu
+	@mkdir -p $(B)
+	tests/fixture_source.sh $< $@
+$(B)/fp8-ladder: tools/fp8-ladder.cu tools/ladder.h solutions/ex45_fp8_blockscaled.cu $(B)/ex45_one_partial_sum.cu $(B)/ex45_threads_store.cu harness/kinds/gemm_fp8_blockscaled.cu
 	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
-	    -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' -Xptxas -v -o $@ $< \
+	    -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' \
+	    -DEX45_THREADS_STORE_FILE='"$(abspath $(B))/ex45_threads_store.cu"' -Xptxas -v -o $@ $< \
 	    -lcuda -lcublasLt -lcublas 2>$(B)/fp8-ladder.ptxas
 
 # The measured rungs behind ex43's lesson (chapter 11): whole waves, the

@@ -5,7 +5,8 @@
 # build/fp8-ladder, then each program.
 #  - mma-ladder (chapter 7) builds with ex25's reference;
 #  - fp8-ladder (chapter 11) builds with ex45's, the fixture with one partial
-#    sum and the harness kind whose call and library it times, and no kernel
+#    sum, the reference storing C from its threads (tools/ex45_threads_store.patch
+#    still applies) and the harness kind whose call and library it times, and no kernel
 #    of it spills or has its wgmma serialized by ptxas (C7514): the reason
 #    the reference's loop is peeled, and the rung it measures;
 #  - splitk-ladder (chapter 11) builds with ex43's reference, its whole-waves
@@ -38,7 +39,7 @@ no_spill() {  # no_spill NAME: ptxas reported kernels for NAME, none with a spil
     grep -q "Compiling entry" "$T/$1.ptxas" || { echo "no ptxas report in $1.ptxas"; return 1; }
 }
 desc="tools/mma-ladder.cu builds with ex25's reference" check build mma-ladder
-desc="tools/fp8-ladder.cu builds with ex45's reference, its one-partial-sum fixture and the harness kind" check build fp8-ladder
+desc="tools/fp8-ladder.cu builds with ex45's reference, its one-partial-sum fixture, the threads' store and the harness kind" check build fp8-ladder
 desc="fp8-ladder: no spill, and ptxas does not serialize the wgmma of the two partial sums (C7514)" check clean_ptxas
 desc="tools/splitk-ladder.cu builds with ex43's reference, its whole-waves fixture and the hand-over left out" check build splitk-ladder
 desc="splitk-ladder: no kernel spills" check no_spill splitk-ladder

@@ -1,27 +1,32 @@
-// fp8-ladder: the measured rung behind ex45's reference (chapter 11).
+// fp8-ladder: the measured rungs behind ex45's reference (chapter 11).
 //
 // ex45's reference (128 x 128 tiles, two partial sums: block kb + 1's wgmma
-// issued before block kb's are waited for and promoted) and the same kernel
-// with one partial sum (the fixture tests/gpu/ex45_one_partial_sum.patch,
-// which the grade judges too slow), timed against cuBLASLt's block-scaled
-// FP8 GEMM, in one process, interleaved, with L2 flushed before every call
-// (as the harness does). Each is called through the harness's own kind
-// (harness/kinds/gemm_fp8_blockscaled.cu): its `call` for the two kernels,
-// its `library` for cuBLASLt, so the ladder times what the grade times.
-// Prints per size each kernel's TFLOP/s, its fraction of cuBLASLt, and its
-// relative difference from cuBLASLt's C (all promote every 128 of K in the
-// same order). For tile choices, not for grading; the earlier 128 x 192
-// rungs are in docs/benchmarks.md.
+// issued before block kb's are waited for and promoted; each consumer's part
+// of C staged in shared memory and stored by TMA under the next tile's
+// MMAs), the same kernel with the consumers storing C themselves (six
+// stages, no staging: tools/ex45_threads_store.patch, the reference before
+// its TMA store) and with one partial sum (the fixture
+// tests/gpu/ex45_one_partial_sum.patch, which the grade judges too slow),
+// timed against cuBLASLt's block-scaled FP8 GEMM, in one process,
+// interleaved, with L2 flushed before every call (as the harness does). Each
+// is called through the harness's own kind
+// (harness/kinds/gemm_fp8_blockscaled.cu): its `call` for the kernels, its
+// `library` for cuBLASLt, so the ladder times what the grade times. Prints
+// per size each kernel's TFLOP/s, its fraction of cuBLASLt, and its relative
+// difference from cuBLASLt's C (all promote every 128 of K in the same
+// order). For tile choices, not for grading; the earlier 128 x 192 rungs are
+// in docs/benchmarks.md.
 //
 //   make build/fp8-ladder && build/fp8-ladder [ROUNDS]
-//   (nvcc -Iharness -DEX45_ONE_SUM_FILE='"the fixture applied"': the Makefile's rule)
+//   (nvcc -Iharness -DEX45_ONE_SUM_FILE='"the fixture applied"'
+//    -DEX45_THREADS_STORE_FILE='"the patch applied"': the Makefile's rule)
 #include "kinds/gemm_fp8_blockscaled.cu"  // the kind: its call, its library (cuBLASLt), its sizes' lengths
 #include "ladder.h"                       // the timing method and the difference, shared with splitk-ladder
 
-// The shipped reference, and the fixture with one partial sum (the reference
-// with its loop changed), each in a namespace of its own (their helpers have
-// the same names) with its `solve` renamed, so that both link; their headers
-// are in already.
+// The shipped reference, the fixture with one partial sum (the reference
+// with its loop changed) and the reference storing C from its threads, each
+// in a namespace of its own (their helpers have the same names) with its
+// `solve` renamed, so that all link; their headers are in already.
 #include <cuda.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
@@ -41,6 +46,11 @@ namespace one_sum {
 #include EX45_ONE_SUM_FILE
 #undef solve
 }  // namespace one_sum
+namespace threads_store {
+#define solve threads_store_solve
+#include EX45_THREADS_STORE_FILE
+#undef solve
+}  // namespace threads_store
 
 // Random e4m3 bytes (never the NaN pattern) and scales in [0.5, 1.5).
 __global__ void fill_e4m3(unsigned char* p, size_t n, unsigned seed)
@@ -73,7 +83,8 @@ int main(int argc, char** argv)
     const LadderKernel kernels[] = {
         {"cuBLASLt (block-scaled FP8)", nullptr},
         {"128 x 128, one partial sum", (void*)one_sum::one_sum_solve},
-        {"ex45 reference: 128 x 128, two partial sums", (void*)two_sums::two_sums_solve},
+        {"128 x 128, two partial sums", (void*)threads_store::threads_store_solve},
+        {"ex45 reference: two sums, C through TMA", (void*)two_sums::two_sums_solve},
     };
     const int nk = sizeof kernels / sizeof kernels[0];
     printf("%-46s %-16s %9s %8s %10s\n", "kernel", "size", "TFLOP/s", "/library", "diff");
