@@ -112,46 +112,44 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpucourse
 	rm -rf $(DESTDIR)$(PREFIX)/share/gpucourse
 
-# The measured ladder behind ex25's tile choice (a GPU benchmark, not a test):
-# make build/mma-ladder && build/mma-ladder. Flags as grader/toolchain.c's.
+# The measured ladders the lessons cite (GPU benchmarks, not tests), built
+# with grader/toolchain.c's flags. Each ladder's variants are a patch (a
+# fixture in tests/gpu/, or a tool's in tools/) applied to the reference, as
+# tests/fixture_source.sh applies fixtures, so that they stop with an error
+# the day the reference moves. tests/ladders.sh builds them all.
 NVCC ?= nvcc
+LADDER_NVCC = $(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
+LADDER_VARIANTS = $(B)/ex45_one_partial_sum.cu $(B)/ex45_threads_store.cu $(B)/ex43_whole_tiles_only.cu \
+    $(B)/ex43_no_handover.cu
+$(B)/ex45_one_partial_sum.cu: tests/gpu/ex45_one_partial_sum.patch solutions/ex45_fp8_blockscaled.cu
+$(B)/ex45_threads_store.cu: tools/ex45_threads_store.patch solutions/ex45_fp8_blockscaled.cu
+$(B)/ex43_whole_tiles_only.cu: tests/gpu/ex43_whole_tiles_only.patch solutions/ex43_split_k.cu
+$(B)/ex43_no_handover.cu: tools/ex43_no_handover.patch solutions/ex43_split_k.cu
+$(LADDER_VARIANTS):
+	@mkdir -p $(B)
+	tests/fixture_source.sh $< $@
+
+# ex25's tile choice (chapter 7): make build/mma-ladder && build/mma-ladder.
 $(B)/mma-ladder: tools/mma-ladder.cu solutions/ex25_mma_gemm.cu
 	@mkdir -p $(B)
-	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o $@ $< -lcublas 2>$(B)/mma-ladder.ptxas
+	$(LADDER_NVCC) -o $@ $< -lcublas 2>$(B)/mma-ladder.ptxas
 
-# The measured rungs behind ex45's reference (chapter 11): one partial sum,
-# two, and two with C stored through TMA (the reference), against cuBLASLt's
-# block-scaled FP8 GEMM. make build/fp8-ladder && build/fp8-ladder (a GPU
-# benchmark, not a test). The one-sum kernel is the fixture
-# tests/gpu/ex45_one_partial_sum.patch applied, the threads-store one
-# tools/ex45_threads_store.patch; the calls and cuBLASLt are the harness
-# kind's (-Iharness).
-$(B)/ex45_one_partial_sum.cu: tests/gpu/ex45_one_partial_sum.patch solutions/ex45_fp8_blockscaled.cu
-	@mkdir -p $(B)
-	tests/fixture_source.sh $< $@
-$(B)/ex45_threads_store.cu: tools/ex45_threads_store.patch solutions/ex45_fp8_blockscaled.cu
-	@mkdir -p $(B)
-	tests/fixture_source.sh $< $@
+# The rungs behind ex45's reference (chapter 11): one partial sum, two, and
+# two with C stored through TMA (the reference), against cuBLASLt's
+# block-scaled FP8 GEMM: make build/fp8-ladder && build/fp8-ladder. The calls
+# and cuBLASLt are the harness kind's (-Iharness).
 $(B)/fp8-ladder: tools/fp8-ladder.cu tools/ladder.h solutions/ex45_fp8_blockscaled.cu $(B)/ex45_one_partial_sum.cu $(B)/ex45_threads_store.cu harness/kinds/gemm_fp8_blockscaled.cu
-	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
-	    -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' \
-	    -DEX45_THREADS_STORE_FILE='"$(abspath $(B))/ex45_threads_store.cu"' -Xptxas -v -o $@ $< \
+	$(LADDER_NVCC) -Iharness -DEX45_ONE_SUM_FILE='"$(abspath $(B))/ex45_one_partial_sum.cu"' \
+	    -DEX45_THREADS_STORE_FILE='"$(abspath $(B))/ex45_threads_store.cu"' -o $@ $< \
 	    -lcuda -lcublasLt -lcublas 2>$(B)/fp8-ladder.ptxas
 
-# The measured rungs behind ex43's lesson (chapter 11): whole waves, the
-# reference, and the reference with its hand-over left out (a bound, wrong
-# values), against cuBLAS at ex43's timed sizes and at long-K sizes.
-# make build/splitk-ladder && build/splitk-ladder (a GPU benchmark, not a test).
-$(B)/ex43_whole_tiles_only.cu: tests/gpu/ex43_whole_tiles_only.patch solutions/ex43_split_k.cu
-	@mkdir -p $(B)
-	tests/fixture_source.sh $< $@
-$(B)/ex43_no_handover.cu: tools/ex43_no_handover.patch solutions/ex43_split_k.cu
-	@mkdir -p $(B)
-	tests/fixture_source.sh $< $@
+# The rungs behind ex43's lesson (chapter 11): whole waves, the reference,
+# and the reference with its hand-over left out (a bound, wrong values),
+# against cuBLAS at ex43's timed sizes and at long-K sizes:
+# make build/splitk-ladder && build/splitk-ladder.
 $(B)/splitk-ladder: tools/splitk-ladder.cu tools/ladder.h solutions/ex43_split_k.cu $(B)/ex43_whole_tiles_only.cu $(B)/ex43_no_handover.cu harness/kinds/gemm_bf16_kmajor.cu
-	$(NVCC) -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iharness \
-	    -DEX43_WHOLE_FILE='"$(abspath $(B))/ex43_whole_tiles_only.cu"' \
-	    -DEX43_NO_HANDOVER_FILE='"$(abspath $(B))/ex43_no_handover.cu"' -Xptxas -v -o $@ $< \
+	$(LADDER_NVCC) -Iharness -DEX43_WHOLE_FILE='"$(abspath $(B))/ex43_whole_tiles_only.cu"' \
+	    -DEX43_NO_HANDOVER_FILE='"$(abspath $(B))/ex43_no_handover.cu"' -o $@ $< \
 	    -lcuda -lcublas 2>$(B)/splitk-ladder.ptxas
 
 # Sanitizer build for development: make asan && build-asan/gpucourse ...
